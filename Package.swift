@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers, bottom up: the C libraries and a tiny C shim for the GNU names Swift's Glibc
+// module hides; crypto (libsodium, secure memory); system (typed syscalls); core (the
+// vault: classes, keybag, format, policy; no FUSE); the FUSE adapter; control (socket);
+// and the two executables.
+let package = Package(
+    name: "protfs",
+    products: [
+        .executable(name: "protfs", targets: ["protfs"]),
+        .executable(name: "protfsctl", targets: ["protfsctl"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .target(name: "CProtfsSys"),
+        .target(name: "ProtfsCrypto", dependencies: ["CSodium"]),
+        .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
+        .target(name: "ProtfsCore", dependencies: ["ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsControl", dependencies: ["ProtfsCore", "ProtfsSystem"]),
+        .target(name: "ProtfsFuse", dependencies: ["CFuse", "ProtfsCore", "ProtfsSystem", "ProtfsControl"]),
+        .executableTarget(name: "protfs", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsControl"]),
+        .executableTarget(name: "protfsctl", dependencies: ["ProtfsControl", "ProtfsCore"]),
+        .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
+        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore"], resources: [.copy("Vectors")]),
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem"]),
+    ]
+)

@@ -1,0 +1,32 @@
+// GNU names that Swift's prebuilt Glibc module leaves out (it is built without
+// _GNU_SOURCE), exported as plain constants and functions.
+#ifndef PROTFS_SYS_H
+#define PROTFS_SYS_H
+#include <sys/types.h>
+#include <stdint.h>
+#include <sys/xattr.h>
+
+extern const int protfs_O_PATH;
+extern const int protfs_O_DIRECT;
+extern const int protfs_O_NOATIME;
+extern const int protfs_AT_EMPTY_PATH;
+extern const unsigned protfs_RENAME_NOREPLACE;
+extern const unsigned protfs_RENAME_EXCHANGE;
+extern const unsigned protfs_RENAME_WHITEOUT;
+extern const int protfs_FALLOC_FL_KEEP_SIZE;
+extern const int protfs_FALLOC_FL_PUNCH_HOLE;
+extern const int protfs_FALLOC_FL_ZERO_RANGE;
+
+int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
+int protfs_fallocate(int fd, int mode, off_t offset, off_t len);
+int protfs_syncfs(int fd);
+/// Credentials of the peer of a connected Unix socket (SO_PEERCRED).
+int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid);
+/// Makes the process undumpable (no core, no ptrace by others, /proc/PID/mem root-only).
+int protfs_set_undumpable(void);
+int protfs_is_dumpable(void);
+int protfs_errno(void);
+void protfs_set_errno(int value);
+/// Write to stderr without touching the `stderr` global (mutable state Swift 6 rejects).
+void protfs_write_stderr(const char *bytes, size_t count);
+#endif

@@ -1,0 +1,54 @@
+#define _GNU_SOURCE
+#include "protfs_sys.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+const int protfs_O_PATH = O_PATH;
+const int protfs_O_DIRECT = O_DIRECT;
+const int protfs_O_NOATIME = O_NOATIME;
+const int protfs_AT_EMPTY_PATH = AT_EMPTY_PATH;
+const unsigned protfs_RENAME_NOREPLACE = RENAME_NOREPLACE;
+const unsigned protfs_RENAME_EXCHANGE = RENAME_EXCHANGE;
+const unsigned protfs_RENAME_WHITEOUT = RENAME_WHITEOUT;
+const int protfs_FALLOC_FL_KEEP_SIZE = FALLOC_FL_KEEP_SIZE;
+const int protfs_FALLOC_FL_PUNCH_HOLE = FALLOC_FL_PUNCH_HOLE;
+const int protfs_FALLOC_FL_ZERO_RANGE = FALLOC_FL_ZERO_RANGE;
+
+int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+int protfs_fallocate(int fd, int mode, off_t offset, off_t len) {
+    return fallocate(fd, mode, offset, len);
+}
+
+int protfs_syncfs(int fd) { return syncfs(fd); }
+
+int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    *pid = cred.pid;
+    return 0;
+}
+
+int protfs_set_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
+int protfs_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+
+int protfs_errno(void) { return errno; }
+void protfs_set_errno(int value) { errno = value; }
+
+void protfs_write_stderr(const char *bytes, size_t count) {
+    while (count > 0) {
+        ssize_t n = write(STDERR_FILENO, bytes, count);
+        if (n < 0) { if (errno == EINTR) continue; return; }
+        bytes += n;
+        count -= (size_t)n;
+    }
+}

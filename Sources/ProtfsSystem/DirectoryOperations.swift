@@ -1,0 +1,87 @@
+import Glibc
+import CProtfsSys
+
+/// Entry operations relative to a directory descriptor; never follow a final symlink.
+extension FileDescriptor {
+    public func makeDirectory(_ name: String, mode: mode_t) throws(Errno) {
+        _ = try syscallRetrying { mkdirat(rawValue, name, mode) }
+    }
+
+    public func removeFile(_ name: String) throws(Errno) {
+        _ = try syscallRetrying { unlinkat(rawValue, name, 0) }
+    }
+
+    public func removeDirectory(_ name: String) throws(Errno) {
+        _ = try syscallRetrying { unlinkat(rawValue, name, AT_REMOVEDIR) }
+    }
+
+    public struct RenameFlags: OptionSet, Sendable {
+        public let rawValue: UInt32
+        public init(rawValue: UInt32) { self.rawValue = rawValue }
+        public static let noReplace = RenameFlags(rawValue: protfs_RENAME_NOREPLACE)
+        public static let exchange = RenameFlags(rawValue: protfs_RENAME_EXCHANGE)
+        public static let whiteout = RenameFlags(rawValue: protfs_RENAME_WHITEOUT)
+    }
+
+    public func rename(_ name: String, to newDir: FileDescriptor, _ newName: String, flags: RenameFlags = []) throws(Errno) {
+        _ = try syscallRetrying { protfs_renameat2(rawValue, name, newDir.rawValue, newName, flags.rawValue) }
+    }
+
+    /// Hard-links the object this `O_PATH` descriptor refers to as `newName` in `newDir`.
+    public func link(to newDir: FileDescriptor, _ newName: String) throws(Errno) {
+        _ = try syscallRetrying { linkat(rawValue, "", newDir.rawValue, newName, protfs_AT_EMPTY_PATH) }
+    }
+
+    public func makeSymlink(_ name: String, target: String) throws(Errno) {
+        _ = try syscallRetrying { symlinkat(target, rawValue, name) }
+    }
+
+    /// Reads a symlink: `name` in this directory, or this `O_PATH` descriptor itself when empty.
+    public func readSymlink(_ name: String = "") throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = try syscallRetrying { readlinkat(rawValue, name, &buffer, buffer.count - 1) }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    public func makeNode(_ name: String, mode: mode_t, device: dev_t) throws(Errno) {
+        _ = try syscallRetrying { mknodat(rawValue, name, mode, device) }
+    }
+
+    /// `fchownat` on `name` (or on this descriptor when `name` is empty), never following.
+    public func changeOwner(_ name: String = "", uid: uid_t, gid: gid_t) throws(Errno) {
+        let flags = AT_SYMLINK_NOFOLLOW | (name.isEmpty ? protfs_AT_EMPTY_PATH : 0)
+        _ = try syscallRetrying { fchownat(rawValue, name, uid, gid, flags) }
+    }
+
+    /// `utimensat` on `name` (or on this descriptor's object when `name` is empty... via the
+    /// proc link, since utimensat has no AT_EMPTY_PATH), never following.
+    public func setTimes(_ name: String, access: timespec, modification: timespec) throws(Errno) {
+        var times = [access, modification]
+        _ = try syscallRetrying { utimensat(rawValue, name, &times, AT_SYMLINK_NOFOLLOW) }
+    }
+
+    /// The names in this directory (not `.` or `..`), read through a private duplicate so
+    /// the held descriptor's offset is untouched.
+    public func entryNames() throws(Errno) -> [String] {
+        let dup = try FileDescriptor.open(".", in: self, [.readOnly, .directory, .nonBlocking])
+        guard let dir = fdopendir(dup.rawValue) else {
+            let e = Errno.current
+            dup.close()
+            throw e
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Path of this descriptor through /proc, for the calls that have no `*at` form with
+    /// `AT_EMPTY_PATH` (xattrs, utimensat on an O_PATH descriptor). It names the descriptor,
+    /// not anything the kernel sent.
+    public var procPath: String { "/proc/self/fd/\(rawValue)" }
+}
