@@ -1,0 +1,87 @@
+import ProtfsCrypto
+
+/// Every key derived in protfs, each with its own `crypto_kdf` context (one purpose per key).
+/// Changing a context changes the format: the known-answer tests pin them.
+enum KDFContexts {
+    // Subkeys of the device key (the analog of the hardware UID).
+    static let deviceKeyCheck = KDFContext("pfdevchk")
+    static let keybagMAC = KDFContext("pfbagmac")
+    static let deviceWrap = KDFContext("pfdevwrp")
+    static let passcodeTangle = KDFContext("pftangle")
+    static let headerMAC = KDFContext("pfhdrmac")
+    // Subkeys of the filesystem key (the analog of the volume key).
+    static let nameMAC = KDFContext("pfnammac")
+    static let nameEncryption = KDFContext("pfnamenc")
+    static let directoryMetadata = KDFContext("pfdirmet")
+    static let xattrValue = KDFContext("pfxatval")
+    static let xattrNameMAC = KDFContext("pfxanmac")
+    static let xattrNameEncryption = KDFContext("pfxanenc")
+    static let symlinkTarget = KDFContext("pfsymlnk")
+    static let classHint = KDFContext("pfclshnt")
+}
+
+/// The keys derived from the device key. Available in every lock state.
+public final class DeviceKeys: Sendable {
+    /// MAC key of the key-check value that tells a wrong device key from a wrong passcode.
+    public let keyCheck: SymmetricKey
+    /// MAC key over the whole keybag.
+    public let keybagMAC: SymmetricKey
+    /// Wraps the keybag entries that need no passcode (filesystem key, `none` class key).
+    public let wrap: SymmetricKey
+    /// Tangles the Argon2id output with the device (keyed BLAKE2b).
+    public let passcodeTangle: SymmetricKey
+    /// MAC key of per-file headers, so a file's class can be checked in every state.
+    public let headerMAC: SymmetricKey
+
+    public init(deviceKey: SymmetricKey) {
+        keyCheck = deviceKey.deriveSubkey(context: KDFContexts.deviceKeyCheck)
+        keybagMAC = deviceKey.deriveSubkey(context: KDFContexts.keybagMAC)
+        wrap = deviceKey.deriveSubkey(context: KDFContexts.deviceWrap)
+        passcodeTangle = deviceKey.deriveSubkey(context: KDFContexts.passcodeTangle)
+        headerMAC = deviceKey.deriveSubkey(context: KDFContexts.headerMAC)
+    }
+}
+
+/// The keys derived from the filesystem key: everything that protects metadata.
+public final class FilesystemKeys: Sendable {
+    public let nameMAC: SymmetricKey
+    public let nameEncryption: SymmetricKey
+    public let directoryMetadata: SymmetricKey
+    public let xattrValue: SymmetricKey
+    public let xattrNameMAC: SymmetricKey
+    public let xattrNameEncryption: SymmetricKey
+    public let symlinkTarget: SymmetricKey
+    public let classHint: SymmetricKey
+
+    public init(filesystemKey: SymmetricKey) {
+        nameMAC = filesystemKey.deriveSubkey(context: KDFContexts.nameMAC)
+        nameEncryption = filesystemKey.deriveSubkey(context: KDFContexts.nameEncryption)
+        directoryMetadata = filesystemKey.deriveSubkey(context: KDFContexts.directoryMetadata)
+        xattrValue = filesystemKey.deriveSubkey(context: KDFContexts.xattrValue)
+        xattrNameMAC = filesystemKey.deriveSubkey(context: KDFContexts.xattrNameMAC)
+        xattrNameEncryption = filesystemKey.deriveSubkey(context: KDFContexts.xattrNameEncryption)
+        symlinkTarget = filesystemKey.deriveSubkey(context: KDFContexts.symlinkTarget)
+        classHint = filesystemKey.deriveSubkey(context: KDFContexts.classHint)
+    }
+}
+
+/// A 16-byte random identifier (vault id, file id, directory id).
+public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
+    public static let byteCount = 16
+    public let bytes: [UInt8]
+
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == Self.byteCount else { return nil }
+        self.bytes = bytes
+    }
+
+    public static func random() -> ObjectID { ObjectID(bytes: SecureRandom.bytes(byteCount))! }
+
+    public var description: String { bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined() }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
