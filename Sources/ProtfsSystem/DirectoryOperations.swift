@@ -28,8 +28,11 @@ extension FileDescriptor {
     }
 
     /// Hard-links the object this `O_PATH` descriptor refers to as `newName` in `newDir`.
+    /// Through the descriptor's proc link: `AT_EMPTY_PATH` would need CAP_DAC_READ_SEARCH,
+    /// and following a proc magic link lands on the object itself, never further.
     public func link(to newDir: FileDescriptor, _ newName: String) throws(Errno) {
-        _ = try syscallRetrying { linkat(rawValue, "", newDir.rawValue, newName, protfs_AT_EMPTY_PATH) }
+        let path = procPath
+        _ = try syscallRetrying { linkat(AT_FDCWD, path, newDir.rawValue, newName, AT_SYMLINK_FOLLOW) }
     }
 
     public func makeSymlink(_ name: String, target: String) throws(Errno) {
@@ -53,16 +56,40 @@ extension FileDescriptor {
         _ = try syscallRetrying { fchownat(rawValue, name, uid, gid, flags) }
     }
 
-    /// `utimensat` on `name` (or on this descriptor's object when `name` is empty... via the
-    /// proc link, since utimensat has no AT_EMPTY_PATH), never following.
-    public func setTimes(_ name: String, access: timespec, modification: timespec) throws(Errno) {
+    /// Sets the times of the object this `O_PATH` descriptor refers to (`UTIME_NOW` and
+    /// `UTIME_OMIT` allowed in either). Through the proc link, which names the object itself.
+    public func setTimes(access: timespec, modification: timespec) throws(Errno) {
         var times = [access, modification]
-        _ = try syscallRetrying { utimensat(rawValue, name, &times, AT_SYMLINK_NOFOLLOW) }
+        let path = procPath
+        _ = try syscallRetrying { utimensat(AT_FDCWD, path, &times, 0) }
     }
 
-    /// The names in this directory (not `.` or `..`), read through a private duplicate so
-    /// the held descriptor's offset is untouched.
-    public func entryNames() throws(Errno) -> [String] {
+    /// Changes the mode of the object this `O_PATH` descriptor refers to (not for symlinks:
+    /// Linux gives them no mode of their own).
+    public func setMode(_ mode: mode_t) throws(Errno) {
+        let path = procPath
+        _ = try syscallRetrying { chmod(path, mode) }
+    }
+
+    /// Opens the object this `O_PATH` descriptor refers to for I/O (`O_NONBLOCK` so a FIFO
+    /// can never hang the caller; callers check the type first).
+    public func reopen(_ flags: OpenFlags) throws(Errno) -> FileDescriptor {
+        let path = procPath
+        let all = flags.union([.closeOnExec, .nonBlocking]).rawValue
+        return FileDescriptor(rawValue: try syscallRetrying { Glibc.open(path, all, 0) })
+    }
+
+    /// One directory entry as `getdents` reports it.
+    public struct DirectoryEntry: Sendable {
+        public let name: String
+        public let inode: UInt64
+        /// `DT_*` type (`DT_UNKNOWN` on filesystems that do not report it).
+        public let type: UInt8
+    }
+
+    /// The entries of this directory (not `.` or `..`), read through a fresh descriptor so
+    /// the held descriptor's offset is untouched. Works on `O_PATH` directory descriptors.
+    public func entries() throws(Errno) -> [DirectoryEntry] {
         let dup = try FileDescriptor.open(".", in: self, [.readOnly, .directory, .nonBlocking])
         guard let dir = fdopendir(dup.rawValue) else {
             let e = Errno.current
@@ -70,14 +97,21 @@ extension FileDescriptor {
             throw e
         }
         defer { closedir(dir) }
-        var names: [String] = []
+        var result: [DirectoryEntry] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
-            if name != "." && name != ".." { names.append(name) }
+            if name != "." && name != ".." {
+                result.append(DirectoryEntry(name: name, inode: UInt64(entry.pointee.d_ino), type: entry.pointee.d_type))
+            }
         }
-        return names
+        return result
+    }
+
+    /// The names in this directory (not `.` or `..`).
+    public func entryNames() throws(Errno) -> [String] {
+        try entries().map(\.name)
     }
 
     /// Path of this descriptor through /proc, for the calls that have no `*at` form with
