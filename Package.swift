@@ -19,7 +19,7 @@ let package = Package(
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsCore", dependencies: ["ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsControl", dependencies: ["ProtfsCore", "ProtfsSystem"]),
-        .target(name: "ProtfsFuse", dependencies: ["CFuse", "ProtfsCore", "ProtfsSystem", "ProtfsControl"]),
+        .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem", "ProtfsControl"]),
         .executableTarget(name: "protfs", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsControl"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsControl", "ProtfsCore"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),

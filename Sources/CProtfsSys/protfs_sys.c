@@ -52,3 +52,12 @@ void protfs_write_stderr(const char *bytes, size_t count) {
         count -= (size_t)n;
     }
 }
+
+int protfs_rwlock_init_writer_preferring(pthread_rwlock_t *lock) {
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    int rc = pthread_rwlock_init(lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    return rc;
+}

@@ -29,4 +29,8 @@ int protfs_errno(void);
 void protfs_set_errno(int value);
 /// Write to stderr without touching the `stderr` global (mutable state Swift 6 rejects).
 void protfs_write_stderr(const char *bytes, size_t count);
+#include <pthread.h>
+/// Initialises a rwlock that prefers writers, so a lock transition is not starved by a
+/// steady stream of readers (glibc's default prefers readers).
+int protfs_rwlock_init_writer_preferring(pthread_rwlock_t *lock);
 #endif

@@ -1,0 +1,61 @@
+import Glibc
+import ProtfsSystem
+import Synchronization
+
+/// One object of the backing directory, held open with `O_PATH|O_NOFOLLOW` for as long as
+/// anything refers to it: every later call on it is relative to this descriptor, so a
+/// rename or a planted symlink in the backing directory can never redirect it.
+public final class BackingNode: Sendable {
+    /// Identity on the backing filesystem; hard links share it.
+    public struct Identity: Hashable, Sendable {
+        public let device: UInt64
+        public let inode: UInt64
+    }
+
+    public let descriptor: FileDescriptor
+    public let identity: Identity
+    /// `S_IFMT` bits: the type of an inode never changes.
+    public let fileType: mode_t
+
+    /// What is cached about a directory (its id and class) or a file (its header).
+    private let directoryCache = Mutex<DirectoryMetadata?>(nil)
+    private let headerCache = Mutex<FileHeader?>(nil)
+    /// Open handles and the decrypted-content object of a regular file.
+    let content = OpenContent()
+
+    init(descriptor: FileDescriptor, status: stat) {
+        self.descriptor = descriptor
+        identity = Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        fileType = status.fileType
+    }
+
+    deinit { descriptor.close() }
+
+    /// Opens `name` in `directory` without following it, and stats what was opened (never
+    /// the name again, so it cannot be swapped in between).
+    public static func open(_ name: String, in directory: FileDescriptor) throws(Errno) -> BackingNode {
+        let fd = try FileDescriptor.open(name, in: directory, [.path])
+        do {
+            return BackingNode(descriptor: fd, status: try fd.status())
+        } catch {
+            fd.close()
+            throw error
+        }
+    }
+
+    public var isDirectory: Bool { fileType == S_IFDIR }
+    public var isRegularFile: Bool { fileType == S_IFREG }
+    public var isSymlink: Bool { fileType == S_IFLNK }
+
+    public func status() throws(Errno) -> stat { try descriptor.status() }
+
+    var cachedDirectoryMetadata: DirectoryMetadata? {
+        get { directoryCache.withLock { $0 } }
+        set { directoryCache.withLock { $0 = newValue } }
+    }
+
+    var cachedHeader: FileHeader? {
+        get { headerCache.withLock { $0 } }
+        set { headerCache.withLock { $0 = newValue } }
+    }
+}

@@ -1,0 +1,37 @@
+import Glibc
+import ProtfsSystem
+
+/// Changes to modes, owners, times and sizes (`setattr`).
+extension VaultFileSystem {
+    public struct AttributeChanges: Sendable {
+        public var mode: mode_t?
+        public var uid: uid_t?
+        public var gid: gid_t?
+        public var size: Int64?
+        public var accessTime: timespec?
+        public var modificationTime: timespec?
+
+        public init() {}
+    }
+
+    /// Applies `changes`; a size change goes through `handle` when the kernel sent one
+    /// (`ftruncate`), else it opens the file like `truncate(2)` does.
+    public func setAttributes(_ changes: AttributeChanges, of node: BackingNode, handle: OpenFileHandle?) throws(Errno) -> stat {
+        if let size = changes.size {
+            guard node.isRegularFile else { throw node.isDirectory ? .isDirectory : .invalid }
+            guard size >= 0 else { throw .invalid }
+            if let handle { try truncate(handle, to: size) } else { try truncate(node, to: size) }
+        }
+        if changes.uid != nil || changes.gid != nil {
+            try node.descriptor.changeOwner(uid: changes.uid ?? uid_t.max, gid: changes.gid ?? gid_t.max)
+        }
+        if let mode = changes.mode, !node.isSymlink {
+            try node.descriptor.setMode(mode & 0o7777)
+        }
+        if changes.accessTime != nil || changes.modificationTime != nil {
+            let omit = timespec(tv_sec: 0, tv_nsec: Int(UTIME_OMIT))
+            try node.descriptor.setTimes(access: changes.accessTime ?? omit, modification: changes.modificationTime ?? omit)
+        }
+        return try attributes(of: node)
+    }
+}

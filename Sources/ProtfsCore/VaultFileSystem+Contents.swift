@@ -1,0 +1,104 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// Contents: every call here needs the file's class key (SPEC section 3 "content") and runs
+/// under the lock controller's shared hold, from the policy check to the end of the crypto.
+extension VaultFileSystem {
+    /// Creates a regular file of the parent's class and opens it.
+    public func createFile(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
+                           writable: Bool = true) throws(Errno) -> (node: BackingNode, handle: OpenFileHandle) {
+        let protectionClass = try directoryMetadata(of: parent).protectionClass
+        return try controller.perform(.create, on: protectionClass) { () throws(Errno) in
+            try creatingEntry(name, in: parent) { (stored) throws(Errno) in
+                let file = try EncryptedFile.create(in: parent.descriptor, name: stored, mode: mode & 0o7777,
+                                                    protectionClass: protectionClass, keyring: keyring)
+                do {
+                    let node = try BackingNode.open(stored, in: parent.descriptor)
+                    try ClassHint.write(protectionClass, for: file.fileID, on: node.descriptor, keys: keys)
+                    try assignOwnership(of: stored, in: parent, to: caller)
+                    node.cachedHeader = file.header
+                    node.content.state.withLock { $0.file = file; $0.handles = 1 }
+                    return (node, OpenFileHandle(node: node, writable: writable))
+                } catch {
+                    try? parent.descriptor.removeFile(stored)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// Opens an existing regular file: refused by the class policy, or the shared content
+    /// object (one key, one backing descriptor) gains a handle.
+    public func open(_ node: BackingNode, writable: Bool) throws(Errno) -> OpenFileHandle {
+        guard node.isRegularFile else { throw node.isDirectory ? .isDirectory : .io }
+        let protectionClass = try header(of: node).protectionClass
+        try controller.perform(.openExisting, on: protectionClass) { () throws(Errno) in
+            try node.content.state.withLock { (state) throws(Errno) in
+                if state.file == nil { state.file = try openContent(of: node) }
+                state.handles += 1
+            }
+        }
+        return OpenFileHandle(node: node, writable: writable)
+    }
+
+    /// Reads the header again and unwraps the key: the caller holds the policy.
+    func openContent(of node: BackingNode) throws(Errno) -> EncryptedFile {
+        let fd: FileDescriptor
+        do {
+            fd = try node.descriptor.reopen(.readWrite)
+        } catch .permissionDenied {
+            // A daemon that is not root may only read a file its owner made read-only.
+            fd = try node.descriptor.reopen(.readOnly)
+        }
+        let file = try EncryptedFile.open(fd, keyring: keyring)
+        node.cachedHeader = file.header
+        return file
+    }
+
+    /// Runs `body` on the handle's content object under the `useOpenHandle` policy.
+    func withContent<R>(of handle: OpenFileHandle, _ body: (EncryptedFile) throws(Errno) -> R) throws(Errno) -> R {
+        try controller.perform(.useOpenHandle, on: handle.protectionClass) { () throws(Errno) -> R in
+            guard let file = handle.file else { throw .permissionDenied }
+            return try body(file)
+        }
+    }
+
+    public func read(_ handle: OpenFileHandle, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
+        try withContent(of: handle) { (file) throws(Errno) in try file.read(into: buffer, at: offset) }
+    }
+
+    public func write(_ handle: OpenFileHandle, _ data: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {
+        try withContent(of: handle) { (file) throws(Errno) in try file.write(data, at: offset) }
+    }
+
+    public func truncate(_ handle: OpenFileHandle, to size: Int64) throws(Errno) {
+        try withContent(of: handle) { (file) throws(Errno) in try file.truncate(to: size) }
+    }
+
+    public func allocate(_ handle: OpenFileHandle, offset: Int64, length: Int64) throws(Errno) {
+        try withContent(of: handle) { (file) throws(Errno) in try file.allocate(offset: offset, length: length) }
+    }
+
+    /// `fsync` of a handle: its data was sealed as it was written, so this needs no key and
+    /// succeeds even for a `complete` handle after the lock (SPEC section 3).
+    public func sync(_ handle: OpenFileHandle, dataOnly: Bool) throws(Errno) {
+        guard let file = handle.file else { return }
+        try file.sync(dataOnly: dataOnly)
+    }
+
+    /// Truncates a file by path (no handle): the key must be unwrapped, as for an open.
+    public func truncate(_ node: BackingNode, to size: Int64) throws(Errno) {
+        let handle = try open(node, writable: true)
+        defer { release(handle) }
+        try truncate(handle, to: size)
+    }
+
+    /// Closes a handle; the last one drops the backing descriptor and the per-file key.
+    public func release(_ handle: OpenFileHandle) {
+        handle.node.content.state.withLock { state in
+            state.handles -= 1
+            if state.handles == 0 { state.file = nil }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// Names: lookup, creation and removal of directories, nodes, symlinks and links, renames
+/// and listings. None of these needs a content key, so none is refused by the lock.
+extension VaultFileSystem {
+    /// What `name` is stored as in `parent` (short, or long with a sidecar).
+    func backingName(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> BackingEntryName {
+        try BackingEntryName.make(for: name, in: directoryMetadata(of: parent).directoryID, keys: keys)
+    }
+
+    public func lookup(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> BackingNode {
+        let entry = try backingName(name, in: parent)
+        return try BackingNode.open(entry.storedName, in: parent.descriptor)
+    }
+
+    /// Runs `create` for a new entry, with a long name's sidecar written first and removed
+    /// again if the creation fails.
+    func creatingEntry<R>(_ name: [UInt8], in parent: BackingNode,
+                          _ create: (String) throws(Errno) -> R) throws(Errno) -> R {
+        let entry = try backingName(name, in: parent)
+        let wroteSidecar = try entry.prepare(in: parent.descriptor)
+        do {
+            return try create(entry.storedName)
+        } catch {
+            if wroteSidecar { entry.discard(in: parent.descriptor) }
+            throw error
+        }
+    }
+
+    public func makeDirectory(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller) throws(Errno) -> BackingNode {
+        let inherited = try directoryMetadata(of: parent).protectionClass
+        let finalMode = try inheritedDirectoryMode(mode & 0o7777, in: parent)
+        return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
+            // Private until its metadata is in place; the caller's mode is applied last.
+            try parent.descriptor.makeDirectory(stored, mode: 0o700)
+            do {
+                let node = try BackingNode.open(stored, in: parent.descriptor)
+                let metadata = try DirectoryMetadata.create(in: node.descriptor, protectionClass: inherited,
+                                                            keys: keys, vaultID: keyring.vaultID)
+                try ClassHint.write(inherited, for: metadata.directoryID, on: node.descriptor, keys: keys)
+                node.cachedDirectoryMetadata = metadata
+                try assignOwnership(of: stored, in: parent, to: caller)
+                try node.descriptor.setMode(finalMode)
+                return node
+            } catch {
+                try? removeDaemonFiles(inDirectoryNamed: stored, in: parent)
+                try? parent.descriptor.removeDirectory(stored)
+                throw error
+            }
+        }
+    }
+
+    /// Creates a FIFO, socket or device node (stored as a real node: the mount is `nodev`),
+    /// or an empty regular file when `mknod` asks for one.
+    public func makeNode(_ name: [UInt8], in parent: BackingNode, mode: mode_t, device: dev_t, caller: Caller) throws(Errno) -> BackingNode {
+        if mode & S_IFMT == S_IFREG || mode & S_IFMT == 0 {
+            return try createFile(name, in: parent, mode: mode & 0o7777, caller: caller).node
+        }
+        return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
+            try parent.descriptor.makeNode(stored, mode: mode, device: device)
+            try assignOwnership(of: stored, in: parent, to: caller)
+            return try BackingNode.open(stored, in: parent.descriptor)
+        }
+    }
+
+    public func makeSymlink(_ name: [UInt8], in parent: BackingNode, target: [UInt8], caller: Caller) throws(Errno) -> BackingNode {
+        let backingTarget = try SymlinkTarget.store(target: target, keys: keys, root: vault.backingRoot)
+        do {
+            return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
+                try parent.descriptor.makeSymlink(stored, target: backingTarget)
+                try assignOwnership(of: stored, in: parent, to: caller)
+                return try BackingNode.open(stored, in: parent.descriptor)
+            }
+        } catch {
+            SymlinkTarget.removeBlob(backingTarget: backingTarget, root: vault.backingRoot)
+            throw error
+        }
+    }
+
+    public func readLink(_ node: BackingNode) throws(Errno) -> [UInt8] {
+        guard node.isSymlink else { throw .invalid }
+        return try SymlinkTarget.load(backingTarget: node.descriptor.readSymlink(), keys: keys, root: vault.backingRoot)
+    }
+
+    public func link(_ node: BackingNode, as name: [UInt8], in parent: BackingNode) throws(Errno) {
+        guard !node.isDirectory else { throw .notPermitted }
+        try creatingEntry(name, in: parent) { (stored) throws(Errno) in
+            try node.descriptor.link(to: parent.descriptor, stored)
+        }
+    }
+
+    public func unlink(_ name: [UInt8], in parent: BackingNode) throws(Errno) {
+        let entry = try backingName(name, in: parent)
+        let node = try BackingNode.open(entry.storedName, in: parent.descriptor)
+        guard !node.isDirectory else { throw .isDirectory }
+        let lastLinkOfSymlink = node.isSymlink && (try node.status().st_nlink) == 1
+        try parent.descriptor.removeFile(entry.storedName)
+        if lastLinkOfSymlink, let target = try? node.descriptor.readSymlink() {
+            SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
+        }
+        entry.discard(in: parent.descriptor)
+    }
+
+    public func removeDirectory(_ name: [UInt8], in parent: BackingNode) throws(Errno) {
+        let entry = try backingName(name, in: parent)
+        try removeEmptyDirectory(entry.storedName, in: parent)
+        entry.discard(in: parent.descriptor)
+    }
+
+    /// Removes a backing directory that holds nothing but the daemon's own files. Its
+    /// metadata goes first (rmdir needs an empty directory) and comes back if rmdir fails.
+    func removeEmptyDirectory(_ stored: String, in parent: BackingNode) throws(Errno) {
+        let node = try BackingNode.open(stored, in: parent.descriptor)
+        guard node.isDirectory else { throw .notDirectory }
+        let metadata = try directoryMetadata(of: node)
+        try removeDaemonFiles(inDirectoryNamed: stored, in: parent)
+        do {
+            try parent.descriptor.removeDirectory(stored)
+        } catch {
+            try? metadata.write(in: node.descriptor, keys: keys, vaultID: keyring.vaultID)
+            throw error
+        }
+    }
+
+    /// Deletes `protfs.dir` and stray temporaries of a directory, after checking that it
+    /// holds no user entry (`ENOTEMPTY` otherwise).
+    func removeDaemonFiles(inDirectoryNamed stored: String, in parent: BackingNode) throws(Errno) {
+        let dir = try FileDescriptor.open(stored, in: parent.descriptor, [.path, .directory])
+        defer { dir.close() }
+        let names = try dir.entryNames()
+        guard names.allSatisfy({ EntryClassification.isDaemonMetadata($0) }) else { throw .notEmpty }
+        for name in names { try? dir.removeFile(name) }
+    }
+
+    public func rename(_ name: [UInt8], in parent: BackingNode, to newName: [UInt8], in newParent: BackingNode,
+                       flags: FileDescriptor.RenameFlags) throws(Errno) {
+        let source = try backingName(name, in: parent)
+        let destination = try backingName(newName, in: newParent)
+        let replaced = flags.contains(.exchange) ? nil : try? BackingNode.open(destination.storedName, in: newParent.descriptor)
+        if let replaced, replaced.isDirectory {
+            let moving = try BackingNode.open(source.storedName, in: parent.descriptor)
+            guard moving.isDirectory else { throw .isDirectory }
+            try removeEmptyDirectory(destination.storedName, in: newParent)
+        }
+        let wroteSidecar = try destination.prepare(in: newParent.descriptor)
+        do {
+            try parent.descriptor.rename(source.storedName, to: newParent.descriptor, destination.storedName, flags: flags)
+        } catch {
+            if wroteSidecar { destination.discard(in: newParent.descriptor) }
+            throw error
+        }
+        if let replaced, replaced.isSymlink, (try? replaced.status().st_nlink) == 0,
+           let target = try? replaced.descriptor.readSymlink() {
+            SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
+        }
+        // After an exchange both names are still in use; otherwise the source name is free.
+        let sameSlot = source.storedName == destination.storedName && parent.identity == newParent.identity
+        if !flags.contains(.exchange) && !sameSlot { source.discard(in: parent.descriptor) }
+    }
+
+    /// One entry of a listing, as `readdir` shows it.
+    public struct ListedEntry: Sendable {
+        public let name: [UInt8]
+        public let inode: UInt64
+        public let type: UInt8
+    }
+
+    /// The plaintext listing of a directory. Entries whose names do not decode (planted or
+    /// damaged) are left out and reported once by the caller's log.
+    public func list(_ directory: BackingNode) throws(Errno) -> (entries: [ListedEntry], undecodable: [String]) {
+        let directoryID = try directoryMetadata(of: directory).directoryID
+        var entries: [ListedEntry] = []
+        var undecodable: [String] = []
+        for entry in try directory.descriptor.entries() {
+            switch EntryClassification(entry.name) {
+            case .daemonMetadata:
+                continue
+            case .foreign:
+                undecodable.append(entry.name)
+            case .encoded, .longEntry:
+                if let name = EntryClassification.decode(entry.name, in: directory.descriptor, directoryID: directoryID, keys: keys) {
+                    entries.append(ListedEntry(name: name, inode: entry.inode, type: entry.type))
+                } else {
+                    undecodable.append(entry.name)
+                }
+            }
+        }
+        return (entries, undecodable)
+    }
+}

@@ -1,0 +1,121 @@
+import Glibc
+import ProtfsSystem
+
+/// Extended attributes on the mount: `user.protfs.class` is the class itself; other `user.*`
+/// attributes are stored sealed under the filesystem key (available in every state).
+extension VaultFileSystem {
+    public static let classAttribute = "user.protfs.class"
+    static let userPrefix = "user."
+
+    /// What the kernel asks about names outside `user.*`: `security.capability` is asked
+    /// before every write and answered at once; other namespaces are not supported (never
+    /// ENOSYS, which would make the kernel stop asking for xattrs altogether).
+    func checkNamespace(_ name: String) throws(Errno) -> [UInt8] {
+        if name == "security.capability" { throw .noData }
+        guard name.hasPrefix(Self.userPrefix) else { throw .notSupported }
+        let suffix = Array(name.utf8.dropFirst(Self.userPrefix.utf8.count))
+        guard !suffix.isEmpty else { throw .invalid }
+        return suffix
+    }
+
+    public func extendedAttribute(_ name: String, of node: BackingNode) throws(Errno) -> [UInt8] {
+        let suffix = try checkNamespace(name)
+        guard let objectID = try objectID(of: node) else { throw .noData }
+        if name == Self.classAttribute {
+            return Array(try protectionClass(of: node)!.name.utf8)
+        }
+        let stored = try XattrCodec.backingName(for: suffix, objectID: objectID, keys: keys)
+        let sealed = try node.descriptor.extendedAttribute(stored)
+        return try XattrCodec.openValue(sealed, name: suffix, objectID: objectID, keys: keys)
+    }
+
+    public func extendedAttributeNames(of node: BackingNode) throws(Errno) -> [String] {
+        guard let objectID = try objectID(of: node) else { return [] }
+        var names = [Self.classAttribute]
+        for stored in try node.descriptor.extendedAttributeNames() {
+            if let plain = XattrCodec.plaintextName(fromBacking: stored, objectID: objectID, keys: keys) {
+                names.append(Self.userPrefix + String(decoding: plain, as: UTF8.self))
+            }
+        }
+        return names
+    }
+
+    public func setExtendedAttribute(_ name: String, _ value: [UInt8], flags: Int32, of node: BackingNode,
+                                     caller: Caller) throws(Errno) {
+        let suffix = try checkNamespace(name)
+        guard let objectID = try objectID(of: node) else { throw .notPermitted }
+        if name == Self.classAttribute {
+            guard let newClass = ProtectionClass(spelling: String(decoding: value, as: UTF8.self)) else { throw .invalid }
+            try checkOwnerOrFowner(of: node, caller: caller)
+            try reclass(node, to: newClass)
+            return
+        }
+        let stored = try XattrCodec.backingName(for: suffix, objectID: objectID, keys: keys)
+        let sealed = XattrCodec.sealValue(value, name: suffix, objectID: objectID, keys: keys)
+        try node.descriptor.setExtendedAttribute(stored, sealed, flags: flags)
+    }
+
+    public func removeExtendedAttribute(_ name: String, of node: BackingNode) throws(Errno) {
+        let suffix = try checkNamespace(name)
+        guard let objectID = try objectID(of: node) else { throw .noData }
+        if name == Self.classAttribute { throw .notPermitted }
+        try node.descriptor.removeExtendedAttribute(XattrCodec.backingName(for: suffix, objectID: objectID, keys: keys))
+    }
+
+    /// Only the owner, or a caller with CAP_FOWNER, may change a class (as for chmod).
+    func checkOwnerOrFowner(of node: BackingNode, caller: Caller) throws(Errno) {
+        let owner = try node.status().st_uid
+        guard caller.uid != owner else { return }
+        guard CallerCapabilities.hasFowner(pid: caller.pid) else { throw .notPermitted }
+    }
+
+    /// Re-classes a directory (its later children) or a file (re-wraps its key; contents
+    /// untouched). A file needs the old class's key and the new class's wrapping key now.
+    public func reclass(_ node: BackingNode, to newClass: ProtectionClass) throws(Errno) {
+        if node.isDirectory {
+            var metadata = try directoryMetadata(of: node)
+            guard metadata.protectionClass != newClass else { return }
+            metadata.protectionClass = newClass
+            try metadata.write(in: node.descriptor, keys: keys, vaultID: keyring.vaultID)
+            try ClassHint.write(newClass, for: metadata.directoryID, on: node.descriptor, keys: keys)
+            node.cachedDirectoryMetadata = metadata
+            return
+        }
+        guard node.isRegularFile else { throw .notPermitted }
+        try controller.withSharedHold { (state) throws(Errno) in
+            var header = try header(of: node)
+            let oldClass = header.protectionClass
+            guard oldClass != newClass else { return }
+            guard AccessPolicy.reclassDecision(from: oldClass, to: newClass, in: state).isAllowed else { throw .permissionDenied }
+            let fileKey = try header.unwrapFileKey(keyring: keyring)
+            try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
+            let fd = try node.descriptor.reopen(.readWrite)
+            defer { fd.close() }
+            try header.writeActiveSlot(to: fd)
+            try ClassHint.write(newClass, for: header.fileID, on: node.descriptor, keys: keys)
+            node.cachedHeader = header
+        }
+    }
+}
+
+/// Reads a caller's effective capabilities from /proc (the kernel sends only uid/gid/pid).
+enum CallerCapabilities {
+    static let capFowner: UInt64 = 1 << 3
+
+    static func hasFowner(pid: pid_t) -> Bool {
+        guard let fd = try? FileDescriptor.open(path: "/proc/\(pid)/status", .readOnly) else { return false }
+        defer { fd.close() }
+        guard let bytes = try? fd.readAll(limit: 1 << 16) else { return false }
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("CapEff:") {
+            let hex = line.dropFirst("CapEff:".count).trimmingCharacters(in: " \t")
+            return (UInt64(hex, radix: 16) ?? 0) & capFowner != 0
+        }
+        return false
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        String(drop(while: { set.contains($0) }).reversed().drop(while: { set.contains($0) }).reversed())
+    }
+}

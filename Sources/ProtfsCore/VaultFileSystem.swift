@@ -1,0 +1,99 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// The vault as a filesystem: every operation the mount offers, on backing nodes, with the
+/// names, contents, symlinks and xattrs encrypted and the class policy enforced. Pure of
+/// FUSE: the adapter only translates requests into these calls and replies.
+public final class VaultFileSystem: Sendable {
+    public let vault: Vault
+    public let controller: LockController
+    public let root: BackingNode
+    let keys: FilesystemKeys
+    let keyring: ClassKeyring
+    /// A root daemon gives new objects to the caller; any other daemon owns what it creates.
+    let runningAsRoot: Bool
+
+    public init(vault: Vault, controller: LockController) throws(Errno) {
+        self.vault = vault
+        self.controller = controller
+        keys = vault.filesystemKeys
+        keyring = vault.keyring
+        root = try BackingNode.open(".", in: vault.backingRoot)
+        root.cachedDirectoryMetadata = vault.rootMetadata
+        runningAsRoot = geteuid() == 0
+    }
+
+    // MARK: metadata of nodes
+
+    /// A directory's id and class (the MACed `protfs.dir`), cached on the node.
+    func directoryMetadata(of node: BackingNode) throws(Errno) -> DirectoryMetadata {
+        guard node.isDirectory else { throw .notDirectory }
+        if let cached = node.cachedDirectoryMetadata { return cached }
+        let metadata = try DirectoryMetadata.read(in: node.descriptor, keys: keys, vaultID: keyring.vaultID)
+        node.cachedDirectoryMetadata = metadata
+        return metadata
+    }
+
+    /// A regular file's header (MAC checked, no key needed), cached on the node.
+    func header(of node: BackingNode) throws(Errno) -> FileHeader {
+        if let cached = node.cachedHeader { return cached }
+        guard node.isRegularFile else { throw .io }
+        let fd = try node.descriptor.reopen(.readOnly)
+        defer { fd.close() }
+        let header = try FileHeader.read(from: fd, keyring: keyring)
+        node.cachedHeader = header
+        return header
+    }
+
+    /// The class of a regular file or directory; nil for symlinks and nodes, which have none.
+    public func protectionClass(of node: BackingNode) throws(Errno) -> ProtectionClass? {
+        if node.isDirectory { return try directoryMetadata(of: node).protectionClass }
+        if node.isRegularFile { return try header(of: node).protectionClass }
+        return nil
+    }
+
+    /// The id that tweaks a node's xattr names and binds its hint and xattr values.
+    func objectID(of node: BackingNode) throws(Errno) -> ObjectID? {
+        if node.isDirectory { return try directoryMetadata(of: node).directoryID }
+        if node.isRegularFile { return try header(of: node).fileID }
+        return nil
+    }
+
+    // MARK: attributes
+
+    /// `stat` of a node as the mount shows it: plaintext sizes for files and symlinks.
+    public func attributes(of node: BackingNode) throws(Errno) -> stat {
+        var st = try node.status()
+        if node.isRegularFile {
+            st.st_size = off_t(ContentLayout.plaintextSize(backingSize: Int64(st.st_size)))
+        } else if node.isSymlink {
+            let target = try node.descriptor.readSymlink()
+            st.st_size = off_t(SymlinkTarget.plaintextLength(backingTarget: target, root: vault.backingRoot) ?? 0)
+        }
+        return st
+    }
+
+    public func statistics() throws(Errno) -> statvfs {
+        var sv = statvfs()
+        _ = try syscallRetrying { fstatvfs(vault.backingRoot.rawValue, &sv) }
+        return sv
+    }
+
+    // MARK: ownership of new objects
+
+    /// Gives a new object to the caller (root daemon only), with BSD group semantics for
+    /// set-group-ID directories, as ext4 does.
+    func assignOwnership(of name: String, in parent: BackingNode, to caller: Caller) throws(Errno) {
+        guard runningAsRoot else { return }
+        let parentStatus = try parent.status()
+        let gid = parentStatus.st_mode & S_ISGID != 0 ? parentStatus.st_gid : caller.gid
+        try parent.descriptor.changeOwner(name, uid: caller.uid, gid: gid)
+    }
+
+    /// New directories in a set-group-ID directory inherit the bit.
+    func inheritedDirectoryMode(_ mode: mode_t, in parent: BackingNode) throws(Errno) -> mode_t {
+        let parentStatus = try parent.status()
+        return parentStatus.st_mode & S_ISGID != 0 ? mode | S_ISGID : mode
+    }
+}

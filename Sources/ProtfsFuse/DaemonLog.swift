@@ -1,0 +1,42 @@
+import Glibc
+import CProtfsSys
+import Synchronization
+
+/// The daemon's log: stderr in the foreground, syslog once detached. Damage is reported once
+/// per message, and never with plaintext names unless `-o debug` asked for them.
+public final class DaemonLog: Sendable {
+    public let debug: Bool
+    private let toSyslog: Atomic<Bool>
+    private let reported = Mutex<Set<String>>([])
+
+    public init(debug: Bool) {
+        self.debug = debug
+        toSyslog = Atomic(false)
+    }
+
+    /// Switches to syslog (after the daemon detached its stderr).
+    public func detach() {
+        openlog("protfs", LOG_PID, LOG_DAEMON)
+        toSyslog.store(true, ordering: .relaxed)
+    }
+
+    public func info(_ message: String) { emit(LOG_INFO, message) }
+    public func warning(_ message: String) { emit(LOG_WARNING, message) }
+
+    /// A damaged or undecodable backing object: logged once, then the daemon goes on.
+    public func damage(_ message: String) {
+        guard reported.withLock({ $0.insert(message).inserted }) else { return }
+        emit(LOG_ERR, "damage: \(message)")
+    }
+
+    private func emit(_ priority: Int32, _ message: String) {
+        if toSyslog.load(ordering: .relaxed) {
+            message.withCString { text in
+                withVaList([text]) { vsyslog(priority, "%s", $0) }
+            }
+        } else {
+            let line = "protfs: \(message)\n"
+            line.withCString { protfs_write_stderr($0, strlen($0)) }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import CFuse
+import Glibc
+import ProtfsCore
+import ProtfsCrypto
+import ProtfsSystem
+
+extension FuseAdapter {
+    static func isWritable(_ flags: Int32) -> Bool { flags & O_ACCMODE != O_RDONLY }
+
+    func open(_ req: fuse_req_t, _ id: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        respond(req) { () throws(Errno) in
+            let handle = try fileSystem.open(node(id), writable: Self.isWritable(fi.pointee.flags))
+            Self.store(handle, in: fi)
+            if fuse_reply_open(req, fi) != 0 { dropHandle(fi) }
+        }
+    }
+
+    func create(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>, _ mode: mode_t,
+                _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        respond(req) { () throws(Errno) in
+            let (created, handle) = try fileSystem.createFile(Self.name(name), in: node(parent), mode: mode,
+                                                              caller: Self.caller(req),
+                                                              writable: Self.isWritable(fi.pointee.flags))
+            Self.store(handle, in: fi)
+            var entry = fuse_entry_param()
+            entry.ino = inodes.remember(created)
+            entry.attr = try fileSystem.attributes(of: created)
+            entry.attr_timeout = cacheTimeout
+            entry.entry_timeout = cacheTimeout
+            if fuse_reply_create(req, &entry, fi) != 0 {
+                dropHandle(fi)
+                inodes.forget(entry.ino, count: 1)
+            }
+        }
+    }
+
+    /// Releases the handle stored in `fi` (on `release`, or when the kernel did not take it).
+    func dropHandle(_ fi: UnsafeMutablePointer<fuse_file_info>) {
+        guard let handle = Self.handle(fi) else { return }
+        fileSystem.release(handle)
+        Unmanaged.passUnretained(handle).release()
+        fi.pointee.fh = 0
+    }
+
+    func read(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        respond(req) { () throws(Errno) in
+            guard let handle = Self.handle(fi) else { throw .badFile }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 64)
+            // Plaintext is wiped as soon as the kernel has it.
+            defer {
+                secureZero(buffer)
+                buffer.deallocate()
+            }
+            let count = try fileSystem.read(handle, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size]), at: Int64(offset))
+            fuse_reply_buf(req, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), count)
+        }
+    }
+
+    func write(_ req: fuse_req_t, _ data: UnsafePointer<CChar>, _ size: Int, _ offset: off_t,
+               _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        // The payload sits in libfuse's receive buffer, reused for later requests: wipe it
+        // once sealed (or refused).
+        let payload = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: data), count: size)
+        defer { secureZero(payload) }
+        respond(req) { () throws(Errno) in
+            guard let handle = Self.handle(fi) else { throw .badFile }
+            try fileSystem.write(handle, UnsafeRawBufferPointer(payload), at: Int64(offset))
+            fuse_reply_write(req, size)
+        }
+    }
+
+    func flush(_ req: fuse_req_t) {
+        // Data is sealed as it is written; nothing is buffered here.
+        fuse_reply_err(req, 0)
+    }
+
+    func release(_ req: fuse_req_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        dropHandle(fi)
+        fuse_reply_err(req, 0)
+    }
+
+    func fsync(_ req: fuse_req_t, _ dataOnly: Int32, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        respond(req) { () throws(Errno) in
+            guard let handle = Self.handle(fi) else { throw .badFile }
+            try fileSystem.sync(handle, dataOnly: dataOnly != 0)
+            fuse_reply_err(req, 0)
+        }
+    }
+
+    func fallocate(_ req: fuse_req_t, _ mode: Int32, _ offset: off_t, _ length: off_t,
+                   _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        respond(req) { () throws(Errno) in
+            guard let handle = Self.handle(fi) else { throw .badFile }
+            guard offset >= 0, length > 0 else { throw .invalid }
+            switch mode {
+            case 0:
+                try fileSystem.allocate(handle, offset: Int64(offset), length: Int64(length))
+            default:
+                // Punching or zeroing ranges would need re-sealing chunks: not offered.
+                throw .notSupported
+            }
+            fuse_reply_err(req, 0)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import CFuse
+import Glibc
+import ProtfsCore
+import ProtfsSystem
+
+/// Translates low-level FUSE requests into `VaultFileSystem` calls and replies. It holds no
+/// crypto or format logic: node ids, handles and reply encoding only.
+public final class FuseAdapter: Sendable {
+    public let fileSystem: VaultFileSystem
+    let inodes: InodeTable
+    /// How long the kernel may cache attributes and names: every change goes through this
+    /// daemon, and the lock controller invalidates what the lock must take away.
+    let cacheTimeout: Double
+    let log: DaemonLog
+
+    public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 1.0) {
+        self.fileSystem = fileSystem
+        self.log = log
+        self.cacheTimeout = cacheTimeout
+        inodes = InodeTable(root: fileSystem.root)
+    }
+
+    static func from(_ req: fuse_req_t) -> FuseAdapter {
+        Unmanaged<FuseAdapter>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
+    }
+
+    // MARK: request plumbing
+
+    func node(_ id: fuse_ino_t) throws(Errno) -> BackingNode {
+        guard let node = inodes.node(id) else { throw .noEntry }
+        return node
+    }
+
+    static func caller(_ req: fuse_req_t) -> Caller {
+        let ctx = fuse_req_ctx(req)!.pointee
+        return Caller(uid: ctx.uid, gid: ctx.gid, pid: ctx.pid)
+    }
+
+    static func name(_ cName: UnsafePointer<CChar>) -> [UInt8] {
+        Array(UnsafeRawBufferPointer(start: cName, count: strlen(cName)))
+    }
+
+    /// Runs a handler; an `Errno` it throws becomes the reply.
+    func respond(_ req: fuse_req_t, _ body: () throws(Errno) -> Void) {
+        do {
+            try body()
+        } catch {
+            if error == .io { log.damage("request failed authentication or hit damage") }
+            fuse_reply_err(req, error.rawValue)
+        }
+    }
+
+    func replyEntry(_ req: fuse_req_t, _ node: BackingNode) throws(Errno) {
+        let attributes = try fileSystem.attributes(of: node)
+        let id = inodes.remember(node)
+        var entry = fuse_entry_param()
+        entry.ino = id
+        entry.attr = attributes
+        entry.attr_timeout = cacheTimeout
+        entry.entry_timeout = cacheTimeout
+        // If the kernel did not take the entry (interrupted), it will not forget it either.
+        if fuse_reply_entry(req, &entry) != 0 { inodes.forget(id, count: 1) }
+    }
+
+    func replyAttributes(_ req: fuse_req_t, _ attributes: stat) {
+        var st = attributes
+        fuse_reply_attr(req, &st, cacheTimeout)
+    }
+
+    static func handle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> OpenFileHandle? {
+        guard let fi, fi.pointee.fh != 0 else { return nil }
+        return Unmanaged<OpenFileHandle>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
+    }
+
+    static func listing(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> DirectoryListing? {
+        guard let fi, fi.pointee.fh != 0 else { return nil }
+        return Unmanaged<DirectoryListing>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
+    }
+
+    /// Hands a handle to the kernel: it comes back in `fi.fh` until `release`.
+    static func store(_ handle: OpenFileHandle, in fi: UnsafeMutablePointer<fuse_file_info>) {
+        fi.pointee.fh = UInt64(UInt(bitPattern: Unmanaged.passRetained(handle).toOpaque()))
+        // Pages stay valid across opens: every write goes through this daemon, and the lock
+        // controller drops them explicitly when a class key goes.
+        fi.pointee.keep_cache = 1
+    }
+}

@@ -1,0 +1,105 @@
+import CFuse
+import Glibc
+import ProtfsSystem
+
+/// How the kernel mount is made.
+public struct MountConfiguration: Sendable {
+    public var backing: String
+    public var mountpoint: String
+    public var foreground = false
+    public var allowOther = false
+    public var readOnly = false
+    public var debugRequests = false
+    /// libfuse's own options, passed through.
+    public var fuseOptions: [String] = []
+    public var maxThreads = 16
+
+    public init(backing: String, mountpoint: String) {
+        self.backing = backing
+        self.mountpoint = mountpoint
+    }
+
+    /// The `-o` string for libfuse: `fsname=BACKING` and `subtype=protfs` so /proc/mounts
+    /// shows `BACKING MNT fuse.protfs`; kernel permission checks; unmount if we die.
+    var optionString: String {
+        let escapedBacking = backing.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ",", with: "\\,")
+        var options = ["fsname=\(escapedBacking)", "subtype=protfs", "default_permissions", "auto_unmount"]
+        if allowOther { options.append("allow_other") }
+        if readOnly { options.append("ro") }
+        if debugRequests { options.append("debug") }
+        return (options + fuseOptions).joined(separator: ",")
+    }
+}
+
+public enum FuseSessionError: Error, CustomStringConvertible {
+    case badOptions
+    case mountFailed(String)
+
+    public var description: String {
+        switch self {
+        case .badOptions: "libfuse refused the mount options"
+        case .mountFailed(let mountpoint): "could not mount on \(mountpoint)"
+        }
+    }
+}
+
+/// One mounted session: create, mount, (daemonize), serve on several threads, unmount.
+public final class FuseSession {
+    private let session: OpaquePointer
+    private let adapter: Unmanaged<FuseAdapter>
+    private var operations: fuse_lowlevel_ops
+
+    public init(adapter: FuseAdapter, configuration: MountConfiguration) throws(FuseSessionError) {
+        operations = LowLevelOperations.make()
+        self.adapter = Unmanaged.passRetained(adapter)
+        let arguments = ["protfs", "-o", configuration.optionString]
+        var cArguments = arguments.map { strdup($0) }
+        defer { cArguments.forEach { free($0) } }
+        let created: OpaquePointer? = cArguments.withUnsafeMutableBufferPointer { argv in
+            var args = fuse_args(argc: Int32(argv.count), argv: argv.baseAddress, allocated: 0)
+            defer { fuse_opt_free_args(&args) }
+            return fuse_session_new(&args, &operations, MemoryLayout<fuse_lowlevel_ops>.size, self.adapter.toOpaque())
+        }
+        guard let created else {
+            self.adapter.release()
+            throw .badOptions
+        }
+        session = created
+        guard fuse_session_mount(session, configuration.mountpoint) == 0 else {
+            fuse_session_destroy(session)
+            self.adapter.release()
+            throw .mountFailed(configuration.mountpoint)
+        }
+    }
+
+    /// The raw session, for kernel cache invalidation (`fuse_lowlevel_notify_inval_inode`).
+    public var rawSession: OpaquePointer { session }
+
+    /// Forks into the background (unless `foreground`): the caller's process exits once the
+    /// child has detached, and the mount is already live by then.
+    public func daemonize(foreground: Bool) -> Bool {
+        fuse_daemonize(foreground ? 1 : 0) == 0
+    }
+
+    /// Serves requests until unmounted or told to stop (SIGTERM, SIGINT, SIGHUP), then
+    /// unmounts. Returns libfuse's loop status.
+    public func serve(maxThreads: Int) -> Int32 {
+        fuse_set_signal_handlers(session)
+        let config = fuse_loop_cfg_create()
+        fuse_loop_cfg_set_max_threads(config, UInt32(maxThreads))
+        fuse_loop_cfg_set_clone_fd(config, 0)
+        let status = fuse_session_loop_mt_312(session, config)
+        fuse_loop_cfg_destroy(config)
+        fuse_remove_signal_handlers(session)
+        fuse_session_unmount(session)
+        return status
+    }
+
+    /// Asks the loop to stop (from any thread).
+    public func stop() { fuse_session_exit(session) }
+
+    deinit {
+        fuse_session_destroy(session)
+        adapter.release()
+    }
+}

@@ -1,0 +1,58 @@
+import CFuse
+import Glibc
+
+/// The C table of low-level operations. Each entry is a non-capturing closure that finds the
+/// adapter through the session's userdata and forwards the request.
+enum LowLevelOperations {
+    static func make() -> fuse_lowlevel_ops {
+        var ops = fuse_lowlevel_ops()
+        ops.`init` = { userdata, conn in
+            guard let conn else { return }
+            // Never the writeback cache (a write accepted into the page cache after the lock's
+            // write-out would be lost) and no splice (plaintext would sit in pipe pages).
+            let refused = UInt32(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE
+                                 | FUSE_CAP_SPLICE_MOVE | FUSE_CAP_NO_OPEN_SUPPORT | FUSE_CAP_NO_OPENDIR_SUPPORT
+                                 | FUSE_CAP_ATOMIC_O_TRUNC | FUSE_CAP_POSIX_ACL | FUSE_CAP_HANDLE_KILLPRIV)
+            conn.pointee.want &= ~refused
+            conn.pointee.max_write = 1 << 20
+            conn.pointee.max_readahead = 1 << 20
+        }
+        ops.lookup = { req, parent, name in FuseAdapter.from(req!).lookup(req!, parent, name!) }
+        ops.forget = { req, ino, count in FuseAdapter.from(req!).forget(req!, ino, count) }
+        ops.forget_multi = { req, count, items in FuseAdapter.from(req!).forgetMany(req!, count, items!) }
+        ops.getattr = { req, ino, _ in FuseAdapter.from(req!).getattr(req!, ino) }
+        ops.setattr = { req, ino, attr, toSet, fi in FuseAdapter.from(req!).setattr(req!, ino, attr!, toSet, fi) }
+        ops.readlink = { req, ino in FuseAdapter.from(req!).readlink(req!, ino) }
+        ops.mknod = { req, parent, name, mode, rdev in FuseAdapter.from(req!).mknod(req!, parent, name!, mode, rdev) }
+        ops.mkdir = { req, parent, name, mode in FuseAdapter.from(req!).mkdir(req!, parent, name!, mode) }
+        ops.unlink = { req, parent, name in FuseAdapter.from(req!).unlink(req!, parent, name!) }
+        ops.rmdir = { req, parent, name in FuseAdapter.from(req!).rmdir(req!, parent, name!) }
+        ops.symlink = { req, target, parent, name in FuseAdapter.from(req!).symlink(req!, target!, parent, name!) }
+        ops.rename = { req, parent, name, newParent, newName, flags in
+            FuseAdapter.from(req!).rename(req!, parent, name!, newParent, newName!, flags)
+        }
+        ops.link = { req, ino, newParent, newName in FuseAdapter.from(req!).link(req!, ino, newParent, newName!) }
+        ops.open = { req, ino, fi in FuseAdapter.from(req!).open(req!, ino, fi!) }
+        ops.create = { req, parent, name, mode, fi in FuseAdapter.from(req!).create(req!, parent, name!, mode, fi!) }
+        ops.read = { req, _, size, offset, fi in FuseAdapter.from(req!).read(req!, size, offset, fi!) }
+        ops.write = { req, _, data, size, offset, fi in FuseAdapter.from(req!).write(req!, data!, size, offset, fi!) }
+        ops.flush = { req, _, _ in FuseAdapter.from(req!).flush(req!) }
+        ops.release = { req, _, fi in FuseAdapter.from(req!).release(req!, fi!) }
+        ops.fsync = { req, _, dataOnly, fi in FuseAdapter.from(req!).fsync(req!, dataOnly, fi!) }
+        ops.fallocate = { req, _, mode, offset, length, fi in
+            FuseAdapter.from(req!).fallocate(req!, mode, offset, length, fi!)
+        }
+        ops.opendir = { req, ino, fi in FuseAdapter.from(req!).opendir(req!, ino, fi!) }
+        ops.readdir = { req, ino, size, offset, fi in FuseAdapter.from(req!).readdir(req!, ino, size, offset, fi!) }
+        ops.releasedir = { req, _, fi in FuseAdapter.from(req!).releasedir(req!, fi!) }
+        ops.fsyncdir = { req, ino, _, _ in FuseAdapter.from(req!).fsyncdir(req!, ino) }
+        ops.statfs = { req, _ in FuseAdapter.from(req!).statfs(req!) }
+        ops.setxattr = { req, ino, name, value, size, flags in
+            FuseAdapter.from(req!).setxattr(req!, ino, name!, value, size, flags)
+        }
+        ops.getxattr = { req, ino, name, size in FuseAdapter.from(req!).getxattr(req!, ino, name!, size) }
+        ops.listxattr = { req, ino, size in FuseAdapter.from(req!).listxattr(req!, ino, size) }
+        ops.removexattr = { req, ino, name in FuseAdapter.from(req!).removexattr(req!, ino, name!) }
+        return ops
+    }
+}

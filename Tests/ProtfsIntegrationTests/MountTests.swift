@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+
+/// The encrypted mount driven through the kernel with ordinary tools.
+@Suite("Encrypted mount", .serialized)
+struct MountTests {
+    @Test("cp -a of /usr/include, diff -r clean before and after a remount")
+    func copyTreeAndRemount() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let copy = CommandRunner.shell("cp -a /usr/include '\(vault.path("include"))' && diff -r /usr/include '\(vault.path("include"))'", timeout: 600)
+        #expect(copy.succeeded, "\(copy.stdout)\(copy.stderr)")
+        try vault.unmount()
+        try vault.mount()
+        let again = CommandRunner.shell("diff -r /usr/include '\(vault.path("include"))'", timeout: 300)
+        #expect(again.succeeded, "\(again.stdout)\(again.stderr)")
+    }
+
+    @Test("tar and rsync -aHX round trips keep contents, links and xattrs")
+    func tarAndRsync() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let source = vault.root.appendingPathComponent("source").path
+        let script = """
+            set -e
+            mkdir -p '\(source)/a/b'
+            head -c 100000 /dev/urandom > '\(source)/a/b/random'
+            echo hello > '\(source)/a/hello'
+            ln '\(source)/a/hello' '\(source)/a/hardlink'
+            ln -s b/random '\(source)/a/symlink'
+            setfattr -n user.note -v remembered '\(source)/a/hello'
+            tar -C '\(source)' -cf - . | tar -C '\(vault.mountpoint)' -xf -
+            diff -r '\(source)' '\(vault.mountpoint)'
+            rsync -aHX '\(source)/' '\(vault.path("rsynced"))/'
+            diff -r '\(source)' '\(vault.path("rsynced"))'
+            [ "$(stat -c %h '\(vault.path("rsynced/a/hello"))')" = 2 ]
+            [ "$(getfattr --only-values -n user.note '\(vault.path("rsynced/a/hello"))')" = remembered ]
+            mkdir '\(vault.root.path)/back'
+            rsync -aHX '\(vault.mountpoint)/rsynced/' '\(vault.root.path)/back/'
+            diff -r '\(source)' '\(vault.root.path)/back'
+            """
+        let result = CommandRunner.shell(script, timeout: 300)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test("hard links, long symlink targets, FIFOs and renameat2 flags")
+    func posixSurface() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let longTarget = String(repeating: "d/", count: 2047) + "x"  // 4095 bytes
+        let script = """
+            set -e
+            cd '\(vault.mountpoint)'
+            echo one > f
+            ln f g
+            ln f h
+            [ "$(stat -c %h f)" = 3 ]
+            rm g
+            [ "$(stat -c %h f)" = 2 ]
+            ln -s '\(longTarget)' longlink
+            [ "$(readlink longlink)" = '\(longTarget)' ]
+            [ "$(stat -c %s longlink)" = 4095 ]
+            ln -s short shortlink
+            [ "$(readlink shortlink)" = short ]
+            mkfifo pipe
+            [ "$(stat -c %F pipe)" = fifo ]
+            (echo through > pipe &) ; [ "$(cat pipe)" = through ]
+            echo A > a; echo B > b
+            python3 - <<'PY'
+            import ctypes, os, errno
+            libc = ctypes.CDLL(None, use_errno=True)
+            AT_FDCWD = -100
+            def renameat2(a, b, flags):
+                r = libc.renameat2(AT_FDCWD, a.encode(), AT_FDCWD, b.encode(), flags)
+                return 0 if r == 0 else ctypes.get_errno()
+            assert renameat2("a", "b", 1) == errno.EEXIST          # RENAME_NOREPLACE
+            assert renameat2("a", "b", 2) == 0                     # RENAME_EXCHANGE
+            assert open("a").read() == "B\\n" and open("b").read() == "A\\n"
+            assert renameat2("a", "c", 1) == 0
+            assert not os.path.exists("a") and open("c").read() == "B\\n"
+            PY
+            name=$(printf 'n%.0s' $(seq 1 255))
+            echo long > "$name"
+            [ "$(cat "$name")" = long ]
+            mv "$name" renamed-long
+            [ "$(cat renamed-long)" = long ]
+            mkdir -p d1/d2 && mv d1 d3 && [ -d d3/d2 ]
+            rmdir d3/d2 d3
+            """
+        let result = CommandRunner.shell(script, timeout: 120)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test("xattrs round-trip with getfattr and setfattr; ENODATA and namespaces")
+    func extendedAttributes() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let script = """
+            set -e
+            cd '\(vault.mountpoint)'
+            touch f
+            setfattr -n user.color -v blue f
+            [ "$(getfattr --only-values -n user.color f)" = blue ]
+            getfattr -d f | grep -q 'user.color="blue"'
+            setfattr -x user.color f
+            ! getfattr -n user.color f 2>&1
+            getfattr -n user.color f 2>&1 | grep -q 'No such attribute'
+            setfattr -n trusted.x -v 1 f 2>&1 | grep -q 'Operation not supported'
+            """
+        let result = CommandRunner.shell(script, timeout: 60)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test("the backing directory holds no plaintext name, content, xattr or symlink target")
+    func nothingInTheClear() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let marker = "pfsmarker\(UUID().uuidString.prefix(8))"
+        let script = """
+            set -e
+            cd '\(vault.mountpoint)'
+            mkdir dir-\(marker)
+            echo content-\(marker) > dir-\(marker)/file-\(marker)
+            setfattr -n user.\(marker) -v value-\(marker) dir-\(marker)/file-\(marker)
+            ln -s target-\(marker) link-\(marker)
+            sync
+            ! grep -r -a -l '\(marker)' '\(vault.backing)'
+            ! ls -R '\(vault.backing)' | grep -q '\(marker)'
+            ! getfattr -R -d -m - '\(vault.backing)' 2>/dev/null | grep -q '\(marker)'
+            ! find '\(vault.backing)' -type l -printf '%l\\n' | grep -q '\(marker)'
+            """
+        let result = CommandRunner.shell(script, timeout: 60)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test("a tampered chunk is EIO for that file only; the mount and other files go on")
+    func tamperIsEIO() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let setup = CommandRunner.shell("""
+            set -e
+            head -c 20000 /dev/urandom > '\(vault.path("victim"))'
+            echo fine > '\(vault.path("bystander"))'
+            """)
+        #expect(setup.succeeded, "\(setup.stderr)")
+        try vault.unmount()
+        // The backing object of "victim" is the larger of the two files.
+        let flip = CommandRunner.shell("""
+            set -e
+            f=$(find '\(vault.backing)' -maxdepth 1 -type f -size +10k | head -n1)
+            printf '\\xff' | dd of="$f" bs=1 seek=5000 conv=notrunc status=none
+            """)
+        #expect(flip.succeeded, "\(flip.stderr)")
+        try vault.mount()
+        let read = CommandRunner.shell("cat '\(vault.path("victim"))' > /dev/null")
+        #expect(!read.succeeded)
+        #expect(read.stderr.contains("Input/output error"), "\(read.stderr)")
+        let other = CommandRunner.shell("cat '\(vault.path("bystander"))'")
+        #expect(other.stdout == "fine\n")
+        let stat = CommandRunner.shell("stat -c %s '\(vault.path("victim"))' && rm '\(vault.path("victim"))'")
+        #expect(stat.succeeded, "\(stat.stderr)")
+    }
+
+    @Test("wrong passcode exits 3 and mounts nothing; a wrong device key says so and exits 1")
+    func wrongSecrets() throws {
+        let vault = try TestVault()
+        let wrong = vault.root.appendingPathComponent("wrong").path
+        try "not the passcode\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        let bad = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-f",
+                                                      "-o", "device_key=\(vault.deviceKey),passcode_file=\(wrong)"], timeout: 30)
+        #expect(bad.status == 3, "\(bad.stderr)")
+        #expect(!TestVault.isMounted(vault.mountpoint))
+        let otherKey = vault.root.appendingPathComponent("other.key").path
+        let keyBytes = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        FileManager.default.createFile(atPath: otherKey, contents: Data(keyBytes), attributes: [.posixPermissions: 0o600])
+        let mismatch = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-f",
+                                                           "-o", "device_key=\(otherKey),passcode_file=\(vault.passcodeFile)"], timeout: 30)
+        #expect(mismatch.status == 1)
+        #expect(mismatch.stderr.contains("device key does not match this vault"), "\(mismatch.stderr)")
+        #expect(!TestVault.isMounted(vault.mountpoint))
+    }
+
+    @Test("kill -9 of the daemon, then a new mount on the same mount point works")
+    func remountAfterCrash() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        let write = CommandRunner.shell("echo survived > '\(vault.path("kept"))' && sync")
+        #expect(write.succeeded)
+        if let daemon = vault.daemon {
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
+        }
+        // No unmount here: `protfs mount` itself must clear whatever the dead daemon left.
+        try vault.mount()
+        defer { try? vault.unmount() }
+        #expect(CommandRunner.shell("cat '\(vault.path("kept"))'").stdout == "survived\n")
+    }
+}

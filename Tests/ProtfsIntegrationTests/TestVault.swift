@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+
+/// A vault in a fresh temporary directory: backing directory, mount point, its own device
+/// key and passcode file, and the daemon as a child process. Always unmounted in teardown.
+final class TestVault {
+    static let passcode = "correct horse battery staple"
+
+    let root: URL
+    var backing: String { root.appendingPathComponent("backing").path }
+    var mountpoint: String { root.appendingPathComponent("mnt").path }
+    var deviceKey: String { root.appendingPathComponent("keys/device.key").path }
+    var passcodeFile: String { root.appendingPathComponent("passcode").path }
+    private(set) var daemon: Process?
+    private var daemonLog: URL { root.appendingPathComponent("daemon.log") }
+
+    static var protfs: String { CommandRunner.builtExecutable("protfs") }
+    static var protfsctl: String { CommandRunner.builtExecutable("protfsctl") }
+
+    init(protectionClass: String? = nil, initialize: Bool = true) throws {
+        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("protfs-test-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(atPath: root.appendingPathComponent("mnt").path, withIntermediateDirectories: true)
+        try (Self.passcode + "\n").write(toFile: passcodeFile, atomically: true, encoding: .utf8)
+        guard initialize else { return }
+        var arguments = ["init", backing, "--device-key", deviceKey, "--passcode-file", passcodeFile, "--kdf", "interactive"]
+        if let protectionClass { arguments += ["--class", protectionClass] }
+        let result = CommandRunner.run(Self.protfs, arguments)
+        guard result.succeeded else { throw TestFailure("protfs init failed (\(result.status)): \(result.stderr)") }
+    }
+
+    /// Mounts in the foreground as a child process and waits until the kernel shows the mount.
+    func mount(passcode: Bool = true, options: [String] = []) throws {
+        var all = ["device_key=\(deviceKey)"] + options
+        if passcode { all.append("passcode_file=\(passcodeFile)") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.protfs)
+        process.arguments = ["mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
+        FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
+        let log = try FileHandle(forWritingTo: daemonLog)
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        daemon = process
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if Self.isMounted(mountpoint) { return }
+            if !process.isRunning {
+                daemon = nil
+                throw TestFailure("daemon exited with \(process.terminationStatus): \(daemonOutput)")
+            }
+            usleep(20_000)
+        }
+        try? unmount()
+        throw TestFailure("mount did not appear within 20 s: \(daemonOutput)")
+    }
+
+    var daemonOutput: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
+
+    static func isMounted(_ path: String) -> Bool {
+        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return false }
+        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
+    }
+
+    /// Unmounts and waits for the daemon; a hung mount is aborted through fusectl.
+    func unmount() throws {
+        if Self.isMounted(mountpoint) {
+            var result = CommandRunner.run("fusermount3", ["-u", mountpoint], timeout: 15)
+            if !result.succeeded {
+                usleep(300_000)
+                result = CommandRunner.run("fusermount3", ["-u", mountpoint], timeout: 15)
+            }
+            if !result.succeeded { Self.abortConnection(mountpoint) }
+        }
+        if let daemon {
+            let deadline = Date().addingTimeInterval(15)
+            while daemon.isRunning && Date() < deadline { usleep(20_000) }
+            if daemon.isRunning {
+                kill(daemon.processIdentifier, SIGKILL)
+                daemon.waitUntilExit()
+            }
+            self.daemon = nil
+        }
+    }
+
+    /// Last resort for a hung mount: abort its FUSE connection, then lazily unmount.
+    static func abortConnection(_ mountpoint: String) {
+        CommandRunner.shell("""
+            mountpoint -q /sys/fs/fuse/connections || mount -t fusectl fusectl /sys/fs/fuse/connections
+            minor=$(awk -v m="\(mountpoint)" '$5 == m {split($3, a, ":"); print a[2]}' /proc/self/mountinfo | head -n1)
+            [ -n "$minor" ] && echo 1 > /sys/fs/fuse/connections/$minor/abort
+            fusermount3 -u -z "\(mountpoint)" || umount -l "\(mountpoint)"
+            """, timeout: 20)
+    }
+
+    func path(_ relative: String) -> String { mountpoint + "/" + relative }
+
+    deinit {
+        try? unmount()
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
