@@ -1,0 +1,141 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// The device key file: 32 random bytes outside the backing directory, the analog of the
+/// hardware UID. Losing it loses the vault (class `none` included); reading it is what lets
+/// an attacker guess passcodes offline, so it must be private to its owner.
+public struct DeviceKeyFile: Sendable, Equatable {
+    public static let fileName = "device.key"
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// `/var/lib/protfs/device.key` for root; `$XDG_DATA_HOME/protfs/device.key` (by default
+    /// `~/.local/share/protfs/device.key`) for anyone else.
+    public static func defaultPath(effectiveUserID: uid_t = geteuid()) -> String {
+        if effectiveUserID == 0 { return "/var/lib/protfs/\(fileName)" }
+        if let data = environment("XDG_DATA_HOME"), data.hasPrefix("/") { return "\(data)/protfs/\(fileName)" }
+        return "\(homeDirectory())/.local/share/protfs/\(fileName)"
+    }
+
+    /// The directory holding the key; the vault state files live under it.
+    public var directory: String { PathSplit(path).directory }
+
+    /// Reads the key straight into a locked slot. Refuses a key that group or others can
+    /// read or write, a non-regular file, and a file that is not exactly 32 bytes.
+    public func load() throws(VaultError) -> SymmetricKey {
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(path: path, [.readOnly, .nonBlocking])
+        } catch .noEntry {
+            throw .deviceKeyMissing(path: path)
+        } catch {
+            throw .system(operation: "open device key", path: path, errno: error)
+        }
+        defer { fd.close() }
+        let st: stat
+        do { st = try fd.status() } catch { throw .system(operation: "stat device key", path: path, errno: error) }
+        guard st.isRegularFile else { throw .deviceKeyNotRegularFile(path: path) }
+        guard st.st_mode & 0o077 == 0 else { throw .deviceKeyInsecure(path: path, mode: UInt32(st.st_mode)) }
+        guard st.st_size == off_t(SymmetricKey.byteCount) else {
+            throw .deviceKeyWrongSize(path: path, size: Int(st.st_size))
+        }
+        let key = try SymmetricKey.make { (slot) throws(VaultError) in
+            let n: Int
+            do throws(Errno) { n = try fd.read(into: slot, at: 0) } catch {
+                throw .system(operation: "read device key", path: path, errno: error)
+            }
+            guard n == SymmetricKey.byteCount else { throw .deviceKeyWrongSize(path: path, size: n) }
+        }
+        return key
+    }
+
+    /// Creates a fresh random key (and its directory, mode 0700), atomically: written to a
+    /// temporary name, synced, then renamed into place without replacing an existing key.
+    public func create() throws(VaultError) -> SymmetricKey {
+        let split = PathSplit(path)
+        try Self.makeDirectories(split.directory)
+        let dir: FileDescriptor
+        do { dir = try FileDescriptor.open(path: split.directory, [.readOnly, .directory]) } catch {
+            throw .system(operation: "open directory", path: split.directory, errno: error)
+        }
+        defer { dir.close() }
+        let key = SymmetricKey.random()
+        let temporary = ".\(split.name).tmp.\(getpid())"
+        do {
+            let fd = try FileDescriptor.open(temporary, in: dir, [.writeOnly, .create, .exclusive], mode: 0o600)
+            defer { fd.close() }
+            try fd.changeMode(0o600)
+            try key.withUnsafeBytes { bytes throws(Errno) in try fd.write(bytes, at: 0) }
+            try fd.sync()
+        } catch {
+            try? dir.removeFile(temporary)
+            throw .system(operation: "write device key", path: path, errno: error)
+        }
+        do {
+            try dir.rename(temporary, to: dir, split.name, flags: .noReplace)
+            try dir.sync()
+        } catch {
+            try? dir.removeFile(temporary)
+            throw .system(operation: "install device key", path: path, errno: error)
+        }
+        return key
+    }
+
+    /// Loads the key, or creates it when there is none; `created` tells the caller to warn.
+    public func loadOrCreate() throws(VaultError) -> (key: SymmetricKey, created: Bool) {
+        do {
+            return (try load(), false)
+        } catch .deviceKeyMissing {
+            return (try create(), true)
+        }
+    }
+
+    /// `mkdir -p` with mode 0700 for every directory it creates.
+    static func makeDirectories(_ path: String) throws(VaultError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            do {
+                try FileDescriptor.currentWorkingDirectory.makeDirectory(prefix, mode: 0o700)
+            } catch .exists {
+                continue
+            } catch {
+                throw .system(operation: "create directory", path: prefix, errno: error)
+            }
+        }
+    }
+
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let s = String(cString: value)
+        return s.isEmpty ? nil : s
+    }
+
+    private static func homeDirectory() -> String {
+        if let home = environment("HOME") { return home }
+        if let entry = getpwuid(geteuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+        return "/"
+    }
+}
+
+/// A user-given path cut into its directory and last component (`a/b` -> `a`, `b`;
+/// `b` -> `.`, `b`).
+struct PathSplit {
+    let directory: String
+    let name: String
+
+    init(_ path: String) {
+        var trimmed = Substring(path)
+        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+        if let slash = trimmed.lastIndex(of: "/") {
+            let dir = trimmed[..<slash]
+            directory = dir.isEmpty ? "/" : String(dir)
+            name = String(trimmed[trimmed.index(after: slash)...])
+        } else {
+            directory = "."
+            name = String(trimmed)
+        }
+    }
+}

@@ -1,0 +1,298 @@
+import ProtfsCrypto
+import ProtfsSystem
+
+/// `BACKING/protfs.keybag`, the 534-byte layout of docs/FORMAT.md: the filesystem key and
+/// the four class keys, each wrapped under the device (filesystem key, `none`) or under
+/// passcode + device (the others), the class-B public key in the clear, and a MAC over the
+/// whole under a device-derived key. A value of this type has passed every check of
+/// `decode` (or was just assembled), so its fields can be trusted.
+public struct Keybag: Sendable, Equatable {
+    public static let byteCount = 534
+    public static let currentVersion: UInt16 = 1
+    public static let fileName = "protfs.keybag"
+    static let temporaryFileName = "protfs.tmp.keybag"
+    static let magic = Array("PROTFSKB".utf8)
+
+    public let version: UInt16
+    public let vaultID: ObjectID
+    /// 1 at creation, + 1 at every passcode change; mirrored in `VaultState`.
+    public let generation: UInt64
+    public let kdf: Argon2idParameters
+    let salt: [UInt8]
+    let deviceKeyCheck: [UInt8]
+    /// The `completeUnlessOpen` public key, which wraps new files of that class in every state.
+    public let classBPublicKey: [UInt8]
+    let entries: [Entry]
+    let mac: [UInt8]
+
+    /// The five entries, in file order, with their class id and wrap kind (FORMAT.md).
+    enum Slot: Int, CaseIterable {
+        case filesystem, none, completeUntilFirstUserAuthentication, complete, completeUnlessOpenPrivate
+
+        var classID: UInt8 {
+            switch self {
+            case .filesystem: 0
+            case .none: ProtectionClass.none.rawValue
+            case .completeUntilFirstUserAuthentication: ProtectionClass.completeUntilFirstUserAuthentication.rawValue
+            case .complete: ProtectionClass.complete.rawValue
+            case .completeUnlessOpenPrivate: ProtectionClass.completeUnlessOpen.rawValue
+            }
+        }
+
+        /// 1: under the device-derived wrap key only; 2: under the passcode key.
+        var wrapKind: UInt8 { self == .filesystem || self == .none ? 1 : 2 }
+    }
+
+    struct Entry: Sendable, Equatable {
+        let classID: UInt8
+        let wrapKind: UInt8
+        let sealed: [UInt8]
+    }
+
+    static let entryByteCount = 2 + SymmetricKey.byteCount + XChaCha20Poly1305.overhead
+    static let entriesOffset = 132
+    static let macOffset = entriesOffset + Slot.allCases.count * entryByteCount
+    static let macByteCount = 32
+
+    // MARK: creating
+
+    /// A new vault's keybag: random vault id, filesystem key, class keys, class-B key pair
+    /// and salt; generation 1.
+    public static func create(passcode: SecureBuffer, kdf: Argon2idParameters, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+        let vaultID = ObjectID.random()
+        let salt = SecureRandom.bytes(Argon2id.saltByteCount)
+        let classKeys = PasscodeClassKeys(complete: .random(), completeUntilFirstUserAuthentication: .random(),
+                                          completeUnlessOpenPrivate: X25519.generatePrivateKey())
+        let passcodeKey = try derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID,
+                                                deviceKeys: deviceKeys)
+        return assemble(vaultID: vaultID, generation: 1, kdf: kdf, salt: salt,
+                        classBPublicKey: X25519.publicKey(for: classKeys.completeUnlessOpenPrivate),
+                        deviceEntryKeys: (filesystem: .random(), none: .random()),
+                        classKeys: classKeys, passcodeKey: passcodeKey, deviceKeys: deviceKeys)
+    }
+
+    /// `passwd`: the same keys re-wrapped under `newPasscode` with a fresh salt, generation
+    /// + 1. The device entries are sealed again too (the generation is in their associated
+    /// data). O(1): no file is touched.
+    public func changingPasscode(to newPasscode: SecureBuffer, classKeys: PasscodeClassKeys,
+                                 deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+        let salt = SecureRandom.bytes(Argon2id.saltByteCount)
+        let passcodeKey = try Self.derivePasscodeKey(passcode: newPasscode, salt: salt, kdf: kdf, vaultID: vaultID,
+                                                     deviceKeys: deviceKeys)
+        return Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, salt: salt,
+                             classBPublicKey: classBPublicKey,
+                             deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
+                                               none: try unwrapNoneKey(deviceKeys: deviceKeys)),
+                             classKeys: classKeys, passcodeKey: passcodeKey, deviceKeys: deviceKeys)
+    }
+
+    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, salt: [UInt8],
+                                 classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: SymmetricKey, none: SymmetricKey),
+                                 classKeys: PasscodeClassKeys, passcodeKey: SymmetricKey,
+                                 deviceKeys: DeviceKeys) -> Keybag {
+        let entries = Slot.allCases.map { slot -> Entry in
+            let (secret, wrappingKey): (SymmetricKey, SymmetricKey) = switch slot {
+            case .filesystem: (deviceEntryKeys.filesystem, deviceKeys.wrap)
+            case .none: (deviceEntryKeys.none, deviceKeys.wrap)
+            case .completeUntilFirstUserAuthentication: (classKeys.completeUntilFirstUserAuthentication, passcodeKey)
+            case .complete: (classKeys.complete, passcodeKey)
+            case .completeUnlessOpenPrivate: (classKeys.completeUnlessOpenPrivate, passcodeKey)
+            }
+            let ad = associatedData(version: currentVersion, vaultID: vaultID, slot: slot, generation: generation)
+            return Entry(classID: slot.classID, wrapKind: slot.wrapKind,
+                         sealed: XChaCha20Poly1305.wrap(secret, authenticating: ad, with: wrappingKey))
+        }
+        let unsigned = Keybag(version: currentVersion, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
+                              deviceKeyCheck: deviceKeyCheck(vaultID: vaultID, deviceKeys: deviceKeys),
+                              classBPublicKey: classBPublicKey, entries: entries, mac: [])
+        return unsigned.signed(deviceKeys: deviceKeys)
+    }
+
+    /// This keybag with its MAC computed over its other fields.
+    func signed(deviceKeys: DeviceKeys) -> Keybag {
+        Keybag(version: version, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
+               deviceKeyCheck: deviceKeyCheck, classBPublicKey: classBPublicKey, entries: entries,
+               mac: BLAKE2b.mac(key: deviceKeys.keybagMAC, outputByteCount: Self.macByteCount, authenticatedBytes()))
+    }
+
+    // MARK: encoding
+
+    /// The 534 bytes of the file.
+    public func encoded() -> [UInt8] { authenticatedBytes() + mac }
+
+    /// Bytes 0..<502: everything the MAC covers.
+    func authenticatedBytes() -> [UInt8] {
+        var out = Self.magic
+        out.reserveCapacity(Self.byteCount)
+        out.appendLittleEndian(version)
+        out.appendLittleEndian(UInt16(0))
+        out += vaultID.bytes
+        out.appendLittleEndian(generation)
+        out.appendLittleEndian(kdf.opsLimit)
+        out.appendLittleEndian(kdf.memLimit)
+        out += salt
+        out += deviceKeyCheck
+        out += classBPublicKey
+        for entry in entries { out += [entry.classID, entry.wrapKind] + entry.sealed }
+        return out
+    }
+
+    /// Parses and checks a keybag, in FORMAT.md's order: size and magic, version, device
+    /// key check, MAC, then the entry layout. The generation and the Argon2id parameters
+    /// are checked by `admit(into:)`, which needs the vault state.
+    public static func decode(_ bytes: [UInt8], deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+        guard bytes.count == byteCount else { throw .keybagDamaged(reason: "it has \(bytes.count) bytes instead of \(byteCount)") }
+        guard Array(bytes[0..<8]) == magic else { throw .keybagDamaged(reason: "it does not start with the protfs keybag magic") }
+        let version: UInt16 = bytes.littleEndian(at: 8)
+        guard version <= currentVersion else { throw .keybagFromNewerVersion(version: version) }
+        guard version >= 1 else { throw .keybagDamaged(reason: "format version 0 does not exist") }
+        let vaultID = ObjectID(bytes: Array(bytes[12..<28]))!
+        let check = Array(bytes[68..<100])
+        guard ConstantTime.equal(check, deviceKeyCheck(vaultID: vaultID, deviceKeys: deviceKeys)) else {
+            throw .deviceKeyMismatch
+        }
+        let expectedMAC = BLAKE2b.mac(key: deviceKeys.keybagMAC, outputByteCount: macByteCount, Array(bytes[0..<macOffset]))
+        guard ConstantTime.equal(Array(bytes[macOffset...]), expectedMAC) else {
+            throw .keybagDamaged(reason: "its MAC does not verify (tampered or corrupted)")
+        }
+        let reserved: UInt16 = bytes.littleEndian(at: 10)
+        var entries: [Entry] = []
+        for slot in Slot.allCases {
+            let start = entriesOffset + slot.rawValue * entryByteCount
+            let entry = Entry(classID: bytes[start], wrapKind: bytes[start + 1],
+                              sealed: Array(bytes[(start + 2)..<(start + entryByteCount)]))
+            guard entry.classID == slot.classID, entry.wrapKind == slot.wrapKind else {
+                throw .keybagDamaged(reason: "entry \(slot.rawValue + 1) is not the one the format puts there")
+            }
+            entries.append(entry)
+        }
+        guard reserved == 0 else { throw .keybagDamaged(reason: "reserved bytes are not zero") }
+        return Keybag(version: version, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
+                      kdf: Argon2idParameters(opsLimit: bytes.littleEndian(at: 36), memLimit: bytes.littleEndian(at: 44)),
+                      salt: Array(bytes[52..<68]), deviceKeyCheck: check, classBPublicKey: Array(bytes[100..<132]),
+                      entries: entries, mac: expectedMAC)
+    }
+
+    /// The checks that follow the MAC: an older generation than the recorded one is a
+    /// rollback; Argon2id parameters below the minimum are refused; a newer generation is
+    /// recorded.
+    public func admit(into state: inout VaultState) throws(VaultError) {
+        guard generation >= state.generation else {
+            throw .keybagRollback(found: generation, recorded: state.generation)
+        }
+        guard kdf.meetsMinimum else { throw .keybagWeakParameters(opsLimit: kdf.opsLimit, memLimit: kdf.memLimit) }
+        if generation > state.generation { try state.record(generation: generation) }
+    }
+
+    // MARK: unwrapping
+
+    /// The filesystem key: needs the device only, so it is available in every state.
+    public func unwrapFilesystemKey(deviceKeys: DeviceKeys) throws(VaultError) -> SymmetricKey {
+        try unwrapDamageOnFailure(.filesystem, with: deviceKeys.wrap)
+    }
+
+    /// The `none` class key: needs the device only.
+    public func unwrapNoneKey(deviceKeys: DeviceKeys) throws(VaultError) -> SymmetricKey {
+        try unwrapDamageOnFailure(.none, with: deviceKeys.wrap)
+    }
+
+    /// Runs Argon2id and unwraps the passcode entries; nil for a wrong passcode. Checks that
+    /// the `completeUnlessOpen` private key gives the stored public key.
+    public func unlock(passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys? {
+        let passcodeKey = try Self.derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID,
+                                                     deviceKeys: deviceKeys)
+        // The first passcode entry tells a wrong passcode (the MAC already vouched for the
+        // bytes); once it opens, a failure of the others is damage.
+        guard let cuFUA = try? unwrap(.completeUntilFirstUserAuthentication, with: passcodeKey) else { return nil }
+        let keys = PasscodeClassKeys(complete: try unwrapDamageOnFailure(.complete, with: passcodeKey),
+                                     completeUntilFirstUserAuthentication: cuFUA,
+                                     completeUnlessOpenPrivate: try unwrapDamageOnFailure(.completeUnlessOpenPrivate, with: passcodeKey))
+        guard ConstantTime.equal(X25519.publicKey(for: keys.completeUnlessOpenPrivate), classBPublicKey) else {
+            throw .keybagDamaged(reason: "the completeUnlessOpen private key does not match its public key")
+        }
+        return keys
+    }
+
+    private func unwrap(_ slot: Slot, with key: SymmetricKey) throws -> SymmetricKey {
+        let ad = Self.associatedData(version: version, vaultID: vaultID, slot: slot, generation: generation)
+        return try XChaCha20Poly1305.unwrap(entries[slot.rawValue].sealed, authenticating: ad, with: key)
+    }
+
+    private func unwrapDamageOnFailure(_ slot: Slot, with key: SymmetricKey) throws(VaultError) -> SymmetricKey {
+        do { return try unwrap(slot, with: key) } catch {
+            throw .keybagDamaged(reason: "entry \(slot.rawValue + 1) does not open")
+        }
+    }
+
+    // MARK: constructions
+
+    /// `magic || version || vault id || class id || wrap kind || generation`.
+    static func associatedData(version: UInt16, vaultID: ObjectID, slot: Slot, generation: UInt64) -> [UInt8] {
+        var ad = magic
+        ad.appendLittleEndian(version)
+        ad += vaultID.bytes
+        ad += [slot.classID, slot.wrapKind]
+        ad.appendLittleEndian(generation)
+        return ad
+    }
+
+    /// `MAC(key = pfdevchk subkey, "protfs device key check v1" || vault id)`.
+    static func deviceKeyCheck(vaultID: ObjectID, deviceKeys: DeviceKeys) -> [UInt8] {
+        BLAKE2b.mac(key: deviceKeys.keyCheck, outputByteCount: 32, Array("protfs device key check v1".utf8), vaultID.bytes)
+    }
+
+    /// `BLAKE2b-256(key = tangle, "protfs passcode v1" || vault id || Argon2id(passcode))`;
+    /// the Argon2id output is wiped as soon as it is tangled.
+    static func derivePasscodeKey(passcode: SecureBuffer, salt: [UInt8], kdf: Argon2idParameters, vaultID: ObjectID,
+                                  deviceKeys: DeviceKeys) throws(VaultError) -> SymmetricKey {
+        let stretched: SymmetricKey
+        do { stretched = try Argon2id.deriveKey(passcode: passcode, salt: salt, parameters: kdf) } catch {
+            throw .passcodeHashFailed
+        }
+        var tangle = BLAKE2b(key: deviceKeys.passcodeTangle, outputByteCount: SymmetricKey.byteCount)
+        tangle.update(Array("protfs passcode v1".utf8))
+        tangle.update(vaultID.bytes)
+        tangle.update(stretched)
+        return tangle.finalizeKey()
+    }
+
+    // MARK: files
+
+    /// The raw bytes of `protfs.keybag` in a backing directory (at most one byte more than
+    /// a keybag, so a longer file is seen as damaged without reading it all).
+    public static func readBytes(in backingRoot: FileDescriptor, backingPath: String) throws(VaultError) -> [UInt8] {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(fileName, in: backingRoot, [.readOnly, .nonBlocking]) } catch .noEntry {
+            throw .notAVault(path: backingPath)
+        } catch {
+            throw .system(operation: "open the keybag in", path: backingPath, errno: error)
+        }
+        defer { fd.close() }
+        var bytes = [UInt8](repeating: 0, count: byteCount + 1)
+        do throws(Errno) {
+            guard try fd.status().isRegularFile else { throw Errno.invalid }
+            let n = try bytes.withUnsafeMutableBytes { b in Result { () throws(Errno) in try fd.read(into: b, at: 0) } }.get()
+            bytes.removeLast(bytes.count - n)
+        } catch {
+            throw .system(operation: "read the keybag in", path: backingPath, errno: error)
+        }
+        return bytes
+    }
+
+    /// Writes this keybag over `protfs.keybag` atomically (`protfs.tmp.keybag`, fsync,
+    /// rename, fsync the directory).
+    public func write(in backingRoot: FileDescriptor, backingPath: String) throws(VaultError) {
+        do {
+            try backingRoot.replaceFile(Self.fileName, with: encoded(), temporaryName: Self.temporaryFileName)
+        } catch {
+            throw .system(operation: "write the keybag in", path: backingPath, errno: error)
+        }
+    }
+}
+
+/// The keys a passcode unlocks.
+public struct PasscodeClassKeys: Sendable {
+    public let complete: SymmetricKey
+    public let completeUntilFirstUserAuthentication: SymmetricKey
+    public let completeUnlessOpenPrivate: SymmetricKey
+}

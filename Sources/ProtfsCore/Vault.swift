@@ -1,0 +1,263 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+import Synchronization
+
+/// An opened backing directory: its exclusive lock, its keys, its root metadata, and the
+/// passcode operations (unlock, change) behind the wrong-passcode delays. One per process
+/// and backing directory (the `flock` makes it one per machine).
+public final class Vault: Sendable {
+    /// How long `open` and `initialize` wait for another process to release the backing
+    /// directory (SPEC section 4: a daemon being unmounted may still be exiting).
+    public static let lockTimeout = 5.0
+
+    public let backingPath: String
+    /// `O_RDONLY|O_DIRECTORY` on the backing root; it holds the `flock` until the vault is
+    /// released.
+    public let backingRoot: FileDescriptor
+    public let deviceKeyFile: DeviceKeyFile
+    public let vaultID: ObjectID
+    /// The class keys in memory; `none` is installed at open, the others by `unlock`.
+    public let keyring: ClassKeyring
+    public let filesystemKeys: FilesystemKeys
+    public let rootMetadata: DirectoryMetadata
+    /// Things fixed on the way in (a backing root looser than 0700), for the caller to show.
+    public let warnings: [String]
+
+    private struct PasscodeRecord {
+        var keybag: Keybag
+        var state: VaultState
+    }
+    /// Held for a whole passcode attempt (Argon2id included), so concurrent attempts cannot
+    /// slip past the delays and a `passwd` cannot interleave with an unlock.
+    private let passcodeRecord: Mutex<PasscodeRecord>
+
+    private init(backingPath: String, backingRoot: FileDescriptor, deviceKeyFile: DeviceKeyFile, keyring: ClassKeyring,
+                 filesystemKeys: FilesystemKeys, rootMetadata: DirectoryMetadata, warnings: [String],
+                 keybag: Keybag, state: VaultState) {
+        self.backingPath = backingPath
+        self.backingRoot = backingRoot
+        self.deviceKeyFile = deviceKeyFile
+        vaultID = keybag.vaultID
+        self.keyring = keyring
+        self.filesystemKeys = filesystemKeys
+        self.rootMetadata = rootMetadata
+        self.warnings = warnings
+        passcodeRecord = Mutex(PasscodeRecord(keybag: keybag, state: state))
+    }
+
+    deinit { backingRoot.close() }
+
+    // MARK: opening
+
+    /// Opens and locks a backing directory, loads the device key and the keybag (with every
+    /// check of FORMAT.md), and makes the keys that need no passcode.
+    public static func open(backing: String, deviceKeyPath: String?) throws(VaultError) -> Vault {
+        try open(backing: backing, deviceKeyPath: deviceKeyPath, lockTimeout: lockTimeout)
+    }
+
+    static func open(backing: String, deviceKeyPath: String?, lockTimeout: Double) throws(VaultError) -> Vault {
+        let root = try openBackingRoot(backing)
+        do throws(VaultError) {
+            try lockExclusively(root, path: backing, timeout: lockTimeout)
+            let warnings = try tightenMode(root, path: backing)
+            try checkExtendedAttributes(root, path: backing)
+            let bytes = try Keybag.readBytes(in: root, backingPath: backing)
+            let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
+            let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load())
+            let keybag = try Keybag.decode(bytes, deviceKeys: deviceKeys)
+            var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
+            try keybag.admit(into: &state)
+            let filesystemKeys = FilesystemKeys(filesystemKey: try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys))
+            let keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey)
+            keyring.install(try keybag.unwrapNoneKey(deviceKeys: deviceKeys), for: .none)
+            let rootMetadata: DirectoryMetadata
+            do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
+                throw .rootMetadataDamaged
+            }
+            return Vault(backingPath: backing, backingRoot: root, deviceKeyFile: deviceKeyFile, keyring: keyring,
+                         filesystemKeys: filesystemKeys, rootMetadata: rootMetadata, warnings: warnings,
+                         keybag: keybag, state: state)
+        } catch {
+            root.close()
+            throw error
+        }
+    }
+
+    // MARK: passcodes
+
+    /// Always true for now: vaults without a passcode are a later step (SPEC section 2).
+    public var passcodeSet: Bool { true }
+
+    public var failedAttempts: Int { passcodeRecord.withLock { $0.state.failedAttempts } }
+
+    /// Seconds before a passcode attempt is accepted again; nil when one would be now.
+    public var retryAfterSeconds: Int? { passcodeRecord.withLock { $0.state.retryAfterSeconds() } }
+
+    public var generation: UInt64 { passcodeRecord.withLock { $0.keybag.generation } }
+
+    /// Checks the passcode (through the delays) and installs the `complete`,
+    /// `completeUntilFirstUserAuthentication` and `completeUnlessOpen` private keys.
+    public func unlock(passcode: SecureBuffer) throws(VaultError) {
+        let keys = try passcodeRecord.withLock { (record) throws(VaultError) in
+            try Self.verify(passcode, record: &record, deviceKeys: keyring.deviceKeys)
+        }
+        keyring.install(keys.complete, for: .complete)
+        keyring.install(keys.completeUntilFirstUserAuthentication, for: .completeUntilFirstUserAuthentication)
+        keyring.install(keys.completeUnlessOpenPrivate, for: .completeUnlessOpen)
+    }
+
+    /// `passwd`: checks `old` (through the delays), then rewrites the keybag under `new` with
+    /// the next generation and records it. The lock state and the keyring are unchanged.
+    public func changePasscode(old: SecureBuffer, new: SecureBuffer) throws(VaultError) {
+        let deviceKeys = keyring.deviceKeys
+        try passcodeRecord.withLock { (record) throws(VaultError) in
+            let keys = try Self.verify(old, record: &record, deviceKeys: deviceKeys)
+            let changed = try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys)
+            // Keybag first: a crash before the state is written leaves a newer keybag, which
+            // the next open records; the other order would look like a rollback.
+            try changed.write(in: backingRoot, backingPath: backingPath)
+            record.keybag = changed
+            try record.state.record(generation: changed.generation)
+        }
+    }
+
+    /// SPEC section 5: refused during a delay; counted and synced before Argon2id; reset once
+    /// the passcode is known to be right.
+    private static func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord,
+                               deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys {
+        try record.state.beginPasscodeAttempt()
+        let keys: PasscodeClassKeys?
+        do {
+            keys = try record.keybag.unlock(passcode: passcode, deviceKeys: deviceKeys)
+        } catch .keybagDamaged(let reason) {
+            // Damage is only reported once the passcode has opened its first entry.
+            try record.state.recordSuccess()
+            throw .keybagDamaged(reason: reason)
+        }
+        guard let keys else { throw .wrongPasscode(failedAttempts: record.state.failedAttempts) }
+        try record.state.recordSuccess()
+        return keys
+    }
+
+    // MARK: initialising
+
+    /// What `initialize` did, for `protfs init` to report.
+    public struct Initialization: Sendable {
+        public let vaultID: ObjectID
+        public let rootClass: ProtectionClass
+        public let deviceKeyPath: String
+        /// True when `init` made a new device key: the command says, once, that losing it
+        /// loses the vault, class `none` included.
+        public let deviceKeyCreated: Bool
+    }
+
+    /// `protfs init`: makes `backing` (if missing) a new vault whose root has
+    /// `protectionClass`. Refuses a directory that is already a vault (exit 7), a non-empty
+    /// one (exit 1) and a filesystem without `user.*` xattrs. The keybag is written last,
+    /// so an interrupted init leaves no half vault behind.
+    public static func initialize(backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
+                                  passcode: SecureBuffer, kdf: Argon2idParameters) throws(VaultError) -> Initialization {
+        do {
+            try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700)
+        } catch .exists {
+            // An existing directory is fine if it is empty; checked below.
+        } catch {
+            throw .system(operation: "create backing directory", path: backing, errno: error)
+        }
+        let root = try openBackingRoot(backing)
+        defer { root.close() }
+        try lockExclusively(root, path: backing, timeout: lockTimeout)
+        let entries: [String]
+        do { entries = try root.entryNames() } catch { throw .system(operation: "list", path: backing, errno: error) }
+        guard !entries.contains(Keybag.fileName) else { throw .alreadyInitialized(path: backing) }
+        guard entries.isEmpty else { throw .backingNotEmpty(path: backing) }
+        try probeExtendedAttributes(root, path: backing)
+        do { try root.changeMode(0o700) } catch { throw .system(operation: "set the mode of", path: backing, errno: error) }
+
+        let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
+        let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
+        let deviceKeys = DeviceKeys(deviceKey: deviceKey)
+        let keybag = try Keybag.create(passcode: passcode, kdf: kdf, deviceKeys: deviceKeys)
+        let filesystemKeys = FilesystemKeys(filesystemKey: try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys))
+        let rootMetadata = DirectoryMetadata.new(protectionClass: protectionClass)
+        do throws(VaultError) {
+            do throws(Errno) {
+                try rootMetadata.create(in: root, vaultID: keybag.vaultID, keys: filesystemKeys)
+                try ClassHint.write(protectionClass, to: root, objectID: rootMetadata.directoryID, keys: filesystemKeys)
+            } catch {
+                throw .system(operation: "write the root metadata of", path: backing, errno: error)
+            }
+            var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
+            try state.record(generation: keybag.generation)
+            try keybag.write(in: root, backingPath: backing)
+        } catch {
+            for name in [DirectoryMetadata.fileName, Keybag.temporaryFileName] { try? root.removeFile(name) }
+            try? root.removeExtendedAttribute(ClassHint.attributeName)
+            throw error
+        }
+        return Initialization(vaultID: keybag.vaultID, rootClass: protectionClass, deviceKeyPath: deviceKeyFile.path,
+                              deviceKeyCreated: created)
+    }
+
+    // MARK: backing directory checks
+
+    private static func openBackingRoot(_ path: String) throws(VaultError) -> FileDescriptor {
+        do { return try FileDescriptor.open(path: path, [.readOnly, .directory]) } catch .noEntry {
+            throw .backingMissing(path: path)
+        } catch {
+            throw .system(operation: "open backing directory", path: path, errno: error)
+        }
+    }
+
+    /// Takes the exclusive `flock` every protfs process holds on a backing directory,
+    /// waiting up to `timeout` seconds for another holder to let go.
+    private static func lockExclusively(_ root: FileDescriptor, path: String, timeout: Double) throws(VaultError) {
+        let pause = 0.05
+        var waited = 0.0
+        while true {
+            do { return try root.setLock(exclusive: true, wait: false) } catch .wouldBlock {
+                guard waited < timeout else { throw .backingBusy(path: path, waitedSeconds: Int(timeout.rounded(.up))) }
+                usleep(useconds_t(pause * 1e6))
+                waited += pause
+            } catch {
+                throw .system(operation: "lock backing directory", path: path, errno: error)
+            }
+        }
+    }
+
+    /// `init` makes the root 0700; `mount` puts back a looser mode with a warning.
+    private static func tightenMode(_ root: FileDescriptor, path: String) throws(VaultError) -> [String] {
+        do throws(Errno) {
+            let mode = try root.status().st_mode & 0o7777
+            guard mode & 0o077 != 0 else { return [] }
+            try root.changeMode(mode & 0o700)
+            return ["backing directory \(path) had mode \(String(mode, radix: 8)); changed it to \(String(mode & 0o700, radix: 8))"]
+        } catch {
+            throw .system(operation: "check the mode of", path: path, errno: error)
+        }
+    }
+
+    /// The class hints and sealed xattrs need `user.*` attributes on the backing filesystem.
+    private static func checkExtendedAttributes(_ root: FileDescriptor, path: String) throws(VaultError) {
+        do { _ = try root.extendedAttribute(ClassHint.attributeName) } catch .noData {
+            return
+        } catch .notSupported {
+            throw .extendedAttributesUnsupported(path: path)
+        } catch {
+            throw .system(operation: "read extended attributes of", path: path, errno: error)
+        }
+    }
+
+    /// `init` cannot read an attribute that is not there yet, so it writes and removes one.
+    private static func probeExtendedAttributes(_ root: FileDescriptor, path: String) throws(VaultError) {
+        do {
+            try root.setExtendedAttribute(ClassHint.attributeName, [])
+            try root.removeExtendedAttribute(ClassHint.attributeName)
+        } catch .notSupported {
+            throw .extendedAttributesUnsupported(path: path)
+        } catch {
+            throw .system(operation: "set extended attributes on", path: path, errno: error)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import ProtfsCrypto
+import ProtfsSystem
+
+/// The exit codes of SPEC section 5, shared by every command.
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case wrongPasscode = 3
+    case rateLimited = 4
+    case refusedByLockState = 5
+    case notFound = 6
+    case alreadyExists = 7
+    case damage = 8
+}
+
+/// Vault-level failures: opening, initialising, unlocking, changing the passcode. Each says
+/// what failed and what to do, and maps to its exit code. No case carries a secret: paths,
+/// counts, versions and errno values only.
+public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
+    // Device key.
+    case deviceKeyMissing(path: String)
+    case deviceKeyInsecure(path: String, mode: UInt32)
+    case deviceKeyWrongSize(path: String, size: Int)
+    case deviceKeyNotRegularFile(path: String)
+    case deviceKeyMismatch
+    // Backing directory.
+    case backingMissing(path: String)
+    case notAVault(path: String)
+    case alreadyInitialized(path: String)
+    case backingNotEmpty(path: String)
+    case extendedAttributesUnsupported(path: String)
+    case backingBusy(path: String, waitedSeconds: Int)
+    // Keybag and metadata.
+    case keybagDamaged(reason: String)
+    case keybagFromNewerVersion(version: UInt16)
+    case keybagRollback(found: UInt64, recorded: UInt64)
+    case keybagWeakParameters(opsLimit: UInt64, memLimit: UInt64)
+    case rootMetadataDamaged
+    case stateDamaged(path: String)
+    // Passcodes.
+    case wrongPasscode(failedAttempts: Int)
+    case rateLimited(retryAfterSeconds: Int)
+    case passcodeEmpty
+    case passcodeTooLong(limit: Int)
+    case passcodeMissing
+    case passcodesDiffer
+    case passcodeHashFailed
+    // Anything else the system refused.
+    case system(operation: String, path: String, errno: Errno)
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .wrongPasscode: .wrongPasscode
+        case .rateLimited: .rateLimited
+        case .deviceKeyMissing, .backingMissing, .notAVault: .notFound
+        case .alreadyInitialized: .alreadyExists
+        case .keybagDamaged, .rootMetadataDamaged: .damage
+        default: .failure
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .deviceKeyMissing(let path):
+            "device key not found at \(path); pass the vault's key with --device-key PATH (-o device_key=PATH)"
+        case .deviceKeyInsecure(let path, let mode):
+            "device key \(path) is accessible by group or others (mode \(String(mode & 0o7777, radix: 8))); "
+                + "run 'chmod 600 \(path)' and consider the key exposed"
+        case .deviceKeyWrongSize(let path, let size):
+            "device key \(path) has \(size) bytes, expected 32; it is not a protfs device key"
+        case .deviceKeyNotRegularFile(let path):
+            "device key \(path) is not a regular file"
+        case .deviceKeyMismatch:
+            "device key does not match this vault; pass the key the vault was created with (--device-key PATH)"
+        case .backingMissing(let path):
+            "backing directory \(path) does not exist"
+        case .notAVault(let path):
+            "\(path) is not a protfs vault (no protfs.keybag); create one with 'protfs init \(path)'"
+        case .alreadyInitialized(let path):
+            "\(path) is already a protfs vault; mount it, or choose another directory"
+        case .backingNotEmpty(let path):
+            "\(path) is not empty; 'protfs init' needs an empty or missing directory"
+        case .extendedAttributesUnsupported(let path):
+            "the filesystem of \(path) does not support user.* extended attributes; "
+                + "put the backing directory on ext4, xfs, btrfs or tmpfs (or mount with user_xattr)"
+        case .backingBusy(let path, let waited):
+            "\(path) is in use by another protfs process (waited \(waited) s for its lock); "
+                + "unmount it or wait for that process to finish"
+        case .keybagDamaged(let reason):
+            "keybag is damaged: \(reason); restore protfs.keybag from a backup"
+        case .keybagFromNewerVersion(let version):
+            "keybag format version \(version) was made by a newer protfs; upgrade protfs to open this vault"
+        case .keybagRollback(let found, let recorded):
+            "keybag generation \(found) is older than the recorded generation \(recorded): an older keybag was "
+                + "copied back (rollback) and is refused; restore the current protfs.keybag"
+        case .keybagWeakParameters(let ops, let mem):
+            "keybag asks for Argon2id parameters below the minimum (ops \(ops), \(mem >> 20) MiB; minimum "
+                + "ops \(Argon2idParameters.minimum.opsLimit), \(Argon2idParameters.minimum.memLimit >> 20) MiB): refused as tampering"
+        case .rootMetadataDamaged:
+            "the root directory's metadata (protfs.dir) is damaged; run 'protfs fsck' on the backing directory"
+        case .stateDamaged(let path):
+            "vault state file \(path) is unreadable or damaged; move it aside to start a fresh record"
+        case .wrongPasscode(let failed):
+            "wrong passcode (\(failed) failed attempt\(failed == 1 ? "" : "s") in a row"
+                + (failed >= RateLimiter.firstDelayedFailure - 1 ? "; further failures add delays)" : ")")
+        case .rateLimited(let seconds):
+            "too many wrong passcodes: retry in \(seconds) s"
+        case .passcodeEmpty:
+            "the passcode is empty; an empty passcode is refused"
+        case .passcodeTooLong(let limit):
+            "the passcode is longer than \(limit) bytes"
+        case .passcodeMissing:
+            "no passcode given: standard input ended before a line was read"
+        case .passcodesDiffer:
+            "the two passcodes differ; nothing was changed"
+        case .passcodeHashFailed:
+            "Argon2id could not run (not enough memory for its parameters?)"
+        case .system(let operation, let path, let errno):
+            "cannot \(operation) \(path): \(errno)"
+        }
+    }
+}
