@@ -1,0 +1,52 @@
+import ProtfsCrypto
+import ProtfsSystem
+
+/// Seals and opens one content chunk of one file. The associated data
+/// `file id || index (u64 LE) || last (u8)` binds a chunk to its file and its place, and
+/// marks the final chunk so that cutting a file at a chunk boundary is detected.
+/// Works between caller buffers and builds the associated data on the stack: nothing is
+/// allocated per chunk.
+public struct ChunkCipher: Sendable {
+    static let associatedDataByteCount = ObjectID.byteCount + 8 + 1
+
+    private let key: SymmetricKey
+    private let fileID: ObjectID
+
+    public init(fileKey: SymmetricKey, fileID: ObjectID) {
+        key = fileKey
+        self.fileID = fileID
+    }
+
+    /// Seals `plaintext` (at most one chunk) into `sealed` (exactly `plaintext.count + 40` bytes).
+    public func seal(_ plaintext: UnsafeRawBufferPointer, index: Int64, isLast: Bool,
+                     into sealed: UnsafeMutableRawBufferPointer) {
+        withAssociatedData(index: index, isLast: isLast) { ad in
+            XChaCha20Poly1305.seal(plaintext, authenticating: ad, with: key, into: sealed)
+        }
+    }
+
+    /// Opens `sealed` into `plaintext` (exactly `sealed.count - 40` bytes). An all-zero
+    /// stored chunk is a hole and opens to zeros. Throws `EIO` when authentication fails;
+    /// `plaintext` is then zeroed.
+    public func open(_ sealed: UnsafeRawBufferPointer, index: Int64, isLast: Bool,
+                     into plaintext: UnsafeMutableRawBufferPointer) throws(Errno) {
+        guard sealed.count == plaintext.count + ContentLayout.chunkOverhead else { throw .io }
+        if ConstantTime.isZero(sealed) {
+            plaintext.initializeMemory(as: UInt8.self, repeating: 0)
+            return
+        }
+        let opened = withAssociatedData(index: index, isLast: isLast) { ad in
+            Result { () throws(CryptoError) in try XChaCha20Poly1305.open(sealed, authenticating: ad, with: key, into: plaintext) }
+        }
+        guard case .success = opened else { throw .io }
+    }
+
+    private func withAssociatedData<R>(index: Int64, isLast: Bool, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: Self.associatedDataByteCount, alignment: 8) { ad in
+            fileID.bytes.withUnsafeBytes { ad.copyMemory(from: $0) }
+            ad.storeBytes(of: UInt64(index).littleEndian, toByteOffset: ObjectID.byteCount, as: UInt64.self)
+            ad[ObjectID.byteCount + 8] = isLast ? 1 : 0
+            return body(UnsafeRawBufferPointer(ad))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import ProtfsCrypto
+
+/// Where the sealed chunks of a regular file sit in its backing object (docs/FORMAT.md,
+/// "Regular files"): the header, then plaintext chunk `i` sealed at `header + i * sealed`.
+/// Pure arithmetic, no key: `getattr` derives the plaintext size from the backing size alone.
+public enum ContentLayout {
+    public static let headerByteCount: Int64 = 328
+    public static let chunkByteCount = 4096
+    public static let chunkOverhead = XChaCha20Poly1305.overhead
+    public static let sealedChunkByteCount = chunkByteCount + chunkOverhead
+
+    /// The largest plaintext size whose backing size still fits in an `off_t`.
+    public static let maximumPlaintextSize: Int64 =
+        (Int64.max - headerByteCount) / Int64(sealedChunkByteCount) * Int64(chunkByteCount)
+
+    /// Where chunk `index` starts in the backing object.
+    public static func backingOffset(ofChunk index: Int64) -> Int64 {
+        headerByteCount + index * Int64(sealedChunkByteCount)
+    }
+
+    /// The plaintext size a backing size stands for. Lenient, for `getattr`: a malformed size
+    /// (see `isWellFormed`) still maps to a number, and reading the file reports the damage.
+    public static func plaintextSize(backingSize: Int64) -> Int64 {
+        guard backingSize > headerByteCount else { return 0 }
+        let content = backingSize - headerByteCount
+        let sealed = Int64(sealedChunkByteCount)
+        return content / sealed * Int64(chunkByteCount) + max(content % sealed - Int64(chunkOverhead), 0)
+    }
+
+    /// False for sizes no protfs file can have: shorter than the header, or ending in a
+    /// stump of 1 to 40 bytes that cannot hold a sealed chunk.
+    public static func isWellFormed(backingSize: Int64) -> Bool {
+        guard backingSize >= headerByteCount else { return false }
+        let remainder = (backingSize - headerByteCount) % Int64(sealedChunkByteCount)
+        return remainder == 0 || remainder > Int64(chunkOverhead)
+    }
+
+    /// The backing size of a file holding `plaintextSize` bytes.
+    public static func backingSize(plaintextSize: Int64) -> Int64 {
+        let full = plaintextSize / Int64(chunkByteCount)
+        let tail = plaintextSize % Int64(chunkByteCount)
+        return backingOffset(ofChunk: full) + (tail > 0 ? tail + Int64(chunkOverhead) : 0)
+    }
+
+    /// How many chunks a file of `plaintextSize` bytes has.
+    public static func chunkCount(plaintextSize: Int64) -> Int64 {
+        (plaintextSize + Int64(chunkByteCount) - 1) / Int64(chunkByteCount)
+    }
+
+    /// The plaintext length of chunk `index` in a file of `plaintextSize` bytes (0 past the end).
+    public static func chunkLength(ofChunk index: Int64, plaintextSize: Int64) -> Int {
+        let start = index * Int64(chunkByteCount)
+        return Int(min(max(plaintextSize - start, 0), Int64(chunkByteCount)))
+    }
+
+    /// The chunks that hold the plaintext bytes `range`.
+    public static func chunks(covering range: Range<Int64>) -> Range<Int64> {
+        guard !range.isEmpty else { return 0..<0 }
+        return range.lowerBound / Int64(chunkByteCount) ..< (range.upperBound - 1) / Int64(chunkByteCount) + 1
+    }
+
+    /// The backing bytes that hold `chunks` in a file of `plaintextSize` bytes (the last
+    /// chunk of the file is shorter when its plaintext is). `chunks` is not empty and lies
+    /// within the file.
+    public static func backingRange(ofChunks chunks: Range<Int64>, plaintextSize: Int64) -> Range<Int64> {
+        let last = chunks.upperBound - 1
+        let lastLength = chunkLength(ofChunk: last, plaintextSize: plaintextSize)
+        return backingOffset(ofChunk: chunks.lowerBound) ..< backingOffset(ofChunk: last) + Int64(lastLength + chunkOverhead)
+    }
+}
