@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const int protfs_O_PATH = O_PATH;
@@ -17,6 +18,8 @@ const unsigned protfs_RENAME_WHITEOUT = RENAME_WHITEOUT;
 const int protfs_FALLOC_FL_KEEP_SIZE = FALLOC_FL_KEEP_SIZE;
 const int protfs_FALLOC_FL_PUNCH_HOLE = FALLOC_FL_PUNCH_HOLE;
 const int protfs_FALLOC_FL_ZERO_RANGE = FALLOC_FL_ZERO_RANGE;
+const long protfs_UTIME_NOW = UTIME_NOW;
+const long protfs_UTIME_OMIT = UTIME_OMIT;
 
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);

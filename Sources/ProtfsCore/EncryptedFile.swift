@@ -105,7 +105,7 @@ public final class EncryptedFile: Sendable {
     /// kernel would take it for end of file), and `buffer` is zeroed.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
         guard offset >= 0 else { throw .invalid }
-        return try lock.withReadLock { () throws(Errno) -> Int in
+        return try lock.withShared { () throws(Errno) -> Int in
             let size = try checkedSize()
             guard offset < size, !buffer.isEmpty else { return 0 }
             let output = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<Int(min(size - offset, Int64(buffer.count)))])
@@ -153,7 +153,7 @@ public final class EncryptedFile: Sendable {
         guard offset >= 0 else { throw .invalid }
         guard !data.isEmpty else { return }
         guard offset <= ContentLayout.maximumPlaintextSize - Int64(data.count) else { throw .fileTooLarge }
-        try lock.withWriteLock { () throws(Errno) in
+        try lock.withExclusive { () throws(Errno) in
             let oldSize = try checkedSize()
             let written = offset ..< offset + Int64(data.count)
             let newSize = max(oldSize, written.upperBound)
@@ -169,7 +169,7 @@ public final class EncryptedFile: Sendable {
     public func truncate(to size: Int64) throws(Errno) {
         guard size >= 0 else { throw .invalid }
         guard size <= ContentLayout.maximumPlaintextSize else { throw .fileTooLarge }
-        try lock.withWriteLock { () throws(Errno) in try resize(from: checkedSize(), to: size) }
+        try lock.withExclusive { () throws(Errno) in try resize(from: checkedSize(), to: size) }
     }
 
     /// `fallocate` mode 0: reserves backing space for the plaintext bytes
@@ -178,7 +178,7 @@ public final class EncryptedFile: Sendable {
     public func allocate(offset: Int64, length: Int64) throws(Errno) {
         guard offset >= 0, length > 0 else { throw .invalid }
         guard offset <= ContentLayout.maximumPlaintextSize - length else { throw .fileTooLarge }
-        try lock.withWriteLock { () throws(Errno) in
+        try lock.withExclusive { () throws(Errno) in
             let oldSize = try checkedSize()
             let range = offset ..< offset + length
             let newSize = max(oldSize, range.upperBound)
@@ -198,7 +198,7 @@ public final class EncryptedFile: Sendable {
     /// are not re-encrypted. `EACCES` when the new class's key (for `completeUnlessOpen`, its
     /// public key) is not in `keyring`. Whether the lock state allows it is the caller's call.
     public func reclass(to newClass: ProtectionClass, keyring: ClassKeyring) throws(Errno) {
-        try lock.withWriteLock { () throws(Errno) in
+        try lock.withExclusive { () throws(Errno) in
             var header = self.header
             guard header.protectionClass != newClass else { return }
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)

@@ -8,8 +8,8 @@ extension VaultFileSystem {
         public var uid: uid_t?
         public var gid: gid_t?
         public var size: Int64?
-        public var accessTime: timespec?
-        public var modificationTime: timespec?
+        public var accessTime: FileTime?
+        public var modificationTime: FileTime?
 
         public init() {}
     }
@@ -29,8 +29,7 @@ extension VaultFileSystem {
             try node.descriptor.setMode(mode & 0o7777)
         }
         if changes.accessTime != nil || changes.modificationTime != nil {
-            let omit = timespec(tv_sec: 0, tv_nsec: Int(UTIME_OMIT))
-            try node.descriptor.setTimes(access: changes.accessTime ?? omit, modification: changes.modificationTime ?? omit)
+            try node.descriptor.setTimes(access: changes.accessTime ?? .omit, modification: changes.modificationTime ?? .omit)
         }
         return try attributes(of: node)
     }

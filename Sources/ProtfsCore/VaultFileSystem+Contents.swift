@@ -13,9 +13,9 @@ extension VaultFileSystem {
             try creatingEntry(name, in: parent) { (stored) throws(Errno) in
                 let file = try EncryptedFile.create(in: parent.descriptor, name: stored, mode: mode & 0o7777,
                                                     protectionClass: protectionClass, keyring: keyring)
-                do {
+                do throws(Errno) {
                     let node = try BackingNode.open(stored, in: parent.descriptor)
-                    try ClassHint.write(protectionClass, for: file.fileID, on: node.descriptor, keys: keys)
+                    try ClassHint.write(protectionClass, to: node.descriptor, objectID: file.fileID, keys: keys)
                     try assignOwnership(of: stored, in: parent, to: caller)
                     node.cachedHeader = file.header
                     node.content.state.withLock { $0.file = file; $0.handles = 1 }

@@ -12,21 +12,14 @@ extension VaultFileSystem {
 
     public func lookup(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> BackingNode {
         let entry = try backingName(name, in: parent)
-        return try BackingNode.open(entry.storedName, in: parent.descriptor)
+        return try BackingNode.open(entry.entry, in: parent.descriptor)
     }
 
-    /// Runs `create` for a new entry, with a long name's sidecar written first and removed
-    /// again if the creation fails.
+    /// Runs `create` for a new entry (a long name's sidecar is written first, and removed
+    /// again if the creation fails).
     func creatingEntry<R>(_ name: [UInt8], in parent: BackingNode,
                           _ create: (String) throws(Errno) -> R) throws(Errno) -> R {
-        let entry = try backingName(name, in: parent)
-        let wroteSidecar = try entry.prepare(in: parent.descriptor)
-        do {
-            return try create(entry.storedName)
-        } catch {
-            if wroteSidecar { entry.discard(in: parent.descriptor) }
-            throw error
-        }
+        try backingName(name, in: parent).create(in: parent.descriptor, create)
     }
 
     public func makeDirectory(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller) throws(Errno) -> BackingNode {
@@ -35,11 +28,11 @@ extension VaultFileSystem {
         return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
             // Private until its metadata is in place; the caller's mode is applied last.
             try parent.descriptor.makeDirectory(stored, mode: 0o700)
-            do {
+            do throws(Errno) {
                 let node = try BackingNode.open(stored, in: parent.descriptor)
-                let metadata = try DirectoryMetadata.create(in: node.descriptor, protectionClass: inherited,
-                                                            keys: keys, vaultID: keyring.vaultID)
-                try ClassHint.write(inherited, for: metadata.directoryID, on: node.descriptor, keys: keys)
+                let metadata = DirectoryMetadata.new(protectionClass: inherited)
+                try metadata.create(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
+                try ClassHint.write(inherited, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
                 node.cachedDirectoryMetadata = metadata
                 try assignOwnership(of: stored, in: parent, to: caller)
                 try node.descriptor.setMode(finalMode)
@@ -93,20 +86,20 @@ extension VaultFileSystem {
 
     public func unlink(_ name: [UInt8], in parent: BackingNode) throws(Errno) {
         let entry = try backingName(name, in: parent)
-        let node = try BackingNode.open(entry.storedName, in: parent.descriptor)
+        let node = try BackingNode.open(entry.entry, in: parent.descriptor)
         guard !node.isDirectory else { throw .isDirectory }
-        let lastLinkOfSymlink = node.isSymlink && (try node.status().st_nlink) == 1
-        try parent.descriptor.removeFile(entry.storedName)
+        let links = try node.status().st_nlink
+        let lastLinkOfSymlink = node.isSymlink && links == 1
+        try entry.remove(in: parent.descriptor) { (stored) throws(Errno) in try parent.descriptor.removeFile(stored) }
         if lastLinkOfSymlink, let target = try? node.descriptor.readSymlink() {
             SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
         }
-        entry.discard(in: parent.descriptor)
     }
 
     public func removeDirectory(_ name: [UInt8], in parent: BackingNode) throws(Errno) {
-        let entry = try backingName(name, in: parent)
-        try removeEmptyDirectory(entry.storedName, in: parent)
-        entry.discard(in: parent.descriptor)
+        try backingName(name, in: parent).remove(in: parent.descriptor) { (stored) throws(Errno) in
+            try removeEmptyDirectory(stored, in: parent)
+        }
     }
 
     /// Removes a backing directory that holds nothing but the daemon's own files. Its
@@ -119,7 +112,7 @@ extension VaultFileSystem {
         do {
             try parent.descriptor.removeDirectory(stored)
         } catch {
-            try? metadata.write(in: node.descriptor, keys: keys, vaultID: keyring.vaultID)
+            try? metadata.create(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
             throw error
         }
     }
@@ -130,7 +123,8 @@ extension VaultFileSystem {
         let dir = try FileDescriptor.open(stored, in: parent.descriptor, [.path, .directory])
         defer { dir.close() }
         let names = try dir.entryNames()
-        guard names.allSatisfy({ EntryClassification.isDaemonMetadata($0) }) else { throw .notEmpty }
+        let daemonOwned: Set<BackingEntryName.Kind> = [.reserved, .sidecar]
+        guard names.allSatisfy({ daemonOwned.contains(BackingEntryName.classify($0)) }) else { throw .notEmpty }
         for name in names { try? dir.removeFile(name) }
     }
 
@@ -138,26 +132,17 @@ extension VaultFileSystem {
                        flags: FileDescriptor.RenameFlags) throws(Errno) {
         let source = try backingName(name, in: parent)
         let destination = try backingName(newName, in: newParent)
-        let replaced = flags.contains(.exchange) ? nil : try? BackingNode.open(destination.storedName, in: newParent.descriptor)
+        let replaced = flags.contains(.exchange) ? nil : try? BackingNode.open(destination.entry, in: newParent.descriptor)
         if let replaced, replaced.isDirectory {
-            let moving = try BackingNode.open(source.storedName, in: parent.descriptor)
+            let moving = try BackingNode.open(source.entry, in: parent.descriptor)
             guard moving.isDirectory else { throw .isDirectory }
-            try removeEmptyDirectory(destination.storedName, in: newParent)
+            try removeEmptyDirectory(destination.entry, in: newParent)
         }
-        let wroteSidecar = try destination.prepare(in: newParent.descriptor)
-        do {
-            try parent.descriptor.rename(source.storedName, to: newParent.descriptor, destination.storedName, flags: flags)
-        } catch {
-            if wroteSidecar { destination.discard(in: newParent.descriptor) }
-            throw error
-        }
+        try BackingEntryName.rename(source, in: parent.descriptor, to: destination, in: newParent.descriptor, flags: flags)
         if let replaced, replaced.isSymlink, (try? replaced.status().st_nlink) == 0,
            let target = try? replaced.descriptor.readSymlink() {
             SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
         }
-        // After an exchange both names are still in use; otherwise the source name is free.
-        let sameSlot = source.storedName == destination.storedName && parent.identity == newParent.identity
-        if !flags.contains(.exchange) && !sameSlot { source.discard(in: parent.descriptor) }
     }
 
     /// One entry of a listing, as `readdir` shows it.
@@ -174,13 +159,14 @@ extension VaultFileSystem {
         var entries: [ListedEntry] = []
         var undecodable: [String] = []
         for entry in try directory.descriptor.entries() {
-            switch EntryClassification(entry.name) {
-            case .daemonMetadata:
+            switch BackingEntryName.classify(entry.name) {
+            case .reserved, .sidecar:
                 continue
             case .foreign:
                 undecodable.append(entry.name)
             case .encoded, .longEntry:
-                if let name = EntryClassification.decode(entry.name, in: directory.descriptor, directoryID: directoryID, keys: keys) {
+                if let name = BackingEntryName.plaintextName(of: entry.name, in: directory.descriptor,
+                                                            directoryID: directoryID, keys: keys) {
                     entries.append(ListedEntry(name: name, inode: entry.inode, type: entry.type))
                 } else {
                     undecodable.append(entry.name)

@@ -33,7 +33,7 @@ extension VaultFileSystem {
         guard let objectID = try objectID(of: node) else { return [] }
         var names = [Self.classAttribute]
         for stored in try node.descriptor.extendedAttributeNames() {
-            if let plain = XattrCodec.plaintextName(fromBacking: stored, objectID: objectID, keys: keys) {
+            if let plain = XattrCodec.name(ofBacking: stored, objectID: objectID, keys: keys) {
                 names.append(Self.userPrefix + String(decoding: plain, as: UTF8.self))
             }
         }
@@ -51,7 +51,7 @@ extension VaultFileSystem {
             return
         }
         let stored = try XattrCodec.backingName(for: suffix, objectID: objectID, keys: keys)
-        let sealed = XattrCodec.sealValue(value, name: suffix, objectID: objectID, keys: keys)
+        let sealed = try XattrCodec.sealValue(value, name: suffix, objectID: objectID, keys: keys)
         try node.descriptor.setExtendedAttribute(stored, sealed, flags: flags)
     }
 
@@ -73,11 +73,11 @@ extension VaultFileSystem {
     /// untouched). A file needs the old class's key and the new class's wrapping key now.
     public func reclass(_ node: BackingNode, to newClass: ProtectionClass) throws(Errno) {
         if node.isDirectory {
-            var metadata = try directoryMetadata(of: node)
-            guard metadata.protectionClass != newClass else { return }
-            metadata.protectionClass = newClass
-            try metadata.write(in: node.descriptor, keys: keys, vaultID: keyring.vaultID)
-            try ClassHint.write(newClass, for: metadata.directoryID, on: node.descriptor, keys: keys)
+            let current = try directoryMetadata(of: node)
+            guard current.protectionClass != newClass else { return }
+            let metadata = current.withClass(newClass)
+            try metadata.replace(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
+            try ClassHint.write(newClass, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
             node.cachedDirectoryMetadata = metadata
             return
         }
@@ -91,8 +91,8 @@ extension VaultFileSystem {
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
             let fd = try node.descriptor.reopen(.readWrite)
             defer { fd.close() }
-            try header.writeActiveSlot(to: fd)
-            try ClassHint.write(newClass, for: header.fileID, on: node.descriptor, keys: keys)
+            try header.commitRewrap(to: fd)
+            try ClassHint.write(newClass, to: node.descriptor, objectID: header.fileID, keys: keys)
             node.cachedHeader = header
         }
     }

@@ -30,7 +30,7 @@ public final class VaultFileSystem: Sendable {
     func directoryMetadata(of node: BackingNode) throws(Errno) -> DirectoryMetadata {
         guard node.isDirectory else { throw .notDirectory }
         if let cached = node.cachedDirectoryMetadata { return cached }
-        let metadata = try DirectoryMetadata.read(in: node.descriptor, keys: keys, vaultID: keyring.vaultID)
+        let metadata = try DirectoryMetadata.read(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
         node.cachedDirectoryMetadata = metadata
         return metadata
     }

@@ -36,11 +36,12 @@ extension FuseAdapter {
             if toSet & FUSE_SET_ATTR_UID != 0 { changes.uid = st.st_uid }
             if toSet & FUSE_SET_ATTR_GID != 0 { changes.gid = st.st_gid }
             if toSet & FUSE_SET_ATTR_SIZE != 0 { changes.size = Int64(st.st_size) }
-            let now = timespec(tv_sec: 0, tv_nsec: Int(UTIME_NOW))
-            if toSet & FUSE_SET_ATTR_ATIME_NOW != 0 { changes.accessTime = now }
-            else if toSet & FUSE_SET_ATTR_ATIME != 0 { changes.accessTime = st.st_atim }
-            if toSet & FUSE_SET_ATTR_MTIME_NOW != 0 { changes.modificationTime = now }
-            else if toSet & FUSE_SET_ATTR_MTIME != 0 { changes.modificationTime = st.st_mtim }
+            if toSet & FUSE_SET_ATTR_ATIME_NOW != 0 { changes.accessTime = .now }
+            else if toSet & FUSE_SET_ATTR_ATIME != 0 { changes.accessTime = .at(seconds: st.st_atim.tv_sec, nanoseconds: st.st_atim.tv_nsec) }
+            if toSet & FUSE_SET_ATTR_MTIME_NOW != 0 { changes.modificationTime = .now }
+            else if toSet & FUSE_SET_ATTR_MTIME != 0 {
+                changes.modificationTime = .at(seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
+            }
             let result = try fileSystem.setAttributes(changes, of: node(id), handle: Self.handle(fi))
             replyAttributes(req, result)
         }

@@ -47,23 +47,24 @@ public enum FuseSessionError: Error, CustomStringConvertible {
 public final class FuseSession {
     private let session: OpaquePointer
     private let adapter: Unmanaged<FuseAdapter>
-    private var operations: fuse_lowlevel_ops
 
     public init(adapter: FuseAdapter, configuration: MountConfiguration) throws(FuseSessionError) {
-        operations = LowLevelOperations.make()
-        self.adapter = Unmanaged.passRetained(adapter)
+        // libfuse copies the table; the adapter stays retained for the session's life.
+        var operations = LowLevelOperations.make()
+        let retained = Unmanaged.passRetained(adapter)
         let arguments = ["protfs", "-o", configuration.optionString]
         var cArguments = arguments.map { strdup($0) }
         defer { cArguments.forEach { free($0) } }
         let created: OpaquePointer? = cArguments.withUnsafeMutableBufferPointer { argv in
             var args = fuse_args(argc: Int32(argv.count), argv: argv.baseAddress, allocated: 0)
             defer { fuse_opt_free_args(&args) }
-            return fuse_session_new(&args, &operations, MemoryLayout<fuse_lowlevel_ops>.size, self.adapter.toOpaque())
+            return fuse_session_new(&args, &operations, MemoryLayout<fuse_lowlevel_ops>.size, retained.toOpaque())
         }
         guard let created else {
-            self.adapter.release()
+            retained.release()
             throw .badOptions
         }
+        self.adapter = retained
         session = created
         guard fuse_session_mount(session, configuration.mountpoint) == 0 else {
             fuse_session_destroy(session)
@@ -88,7 +89,7 @@ public final class FuseSession {
         let config = fuse_loop_cfg_create()
         fuse_loop_cfg_set_max_threads(config, UInt32(maxThreads))
         fuse_loop_cfg_set_clone_fd(config, 0)
-        let status = fuse_session_loop_mt_312(session, config)
+        let status = fuse_session_loop_mt(session, config)
         fuse_loop_cfg_destroy(config)
         fuse_remove_signal_handlers(session)
         fuse_session_unmount(session)

@@ -58,8 +58,8 @@ extension FileDescriptor {
 
     /// Sets the times of the object this `O_PATH` descriptor refers to (`UTIME_NOW` and
     /// `UTIME_OMIT` allowed in either). Through the proc link, which names the object itself.
-    public func setTimes(access: timespec, modification: timespec) throws(Errno) {
-        var times = [access, modification]
+    public func setTimes(access: FileTime, modification: FileTime) throws(Errno) {
+        var times = [access.timespecValue, modification.timespecValue]
         let path = procPath
         _ = try syscallRetrying { utimensat(AT_FDCWD, path, &times, 0) }
     }
@@ -118,4 +118,19 @@ extension FileDescriptor {
     /// `AT_EMPTY_PATH` (xattrs, utimensat on an O_PATH descriptor). It names the descriptor,
     /// not anything the kernel sent.
     public var procPath: String { "/proc/self/fd/\(rawValue)" }
+}
+
+/// A time for `utimensat`: leave it, take the current time, or set a given one.
+public enum FileTime: Sendable, Equatable {
+    case omit
+    case now
+    case at(seconds: Int, nanoseconds: Int)
+
+    var timespecValue: timespec {
+        switch self {
+        case .omit: timespec(tv_sec: 0, tv_nsec: protfs_UTIME_OMIT)
+        case .now: timespec(tv_sec: 0, tv_nsec: protfs_UTIME_NOW)
+        case .at(let seconds, let nanoseconds): timespec(tv_sec: seconds, tv_nsec: nanoseconds)
+        }
+    }
 }

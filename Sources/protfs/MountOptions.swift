@@ -1,0 +1,92 @@
+import ProtfsCore
+import ProtfsFuse
+
+/// `protfs mount BACKING MOUNTPOINT [-f] [-o OPTIONS]`, parsed. Our options are taken out of
+/// the `-o` lists; whatever else is there is libfuse's own and passed through.
+struct MountOptions {
+    var backing = ""
+    var mountpoint = ""
+    var foreground = false
+    var deviceKey: String?
+    var passcodeFile: String?
+    var grace = 10
+    var autolock = 0
+    var readOnly = false
+    var allowOther = false
+    var nonempty = false
+    var debug = false
+    var fuseOptions: [String] = []
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let usage = "usage: protfs mount BACKING MOUNTPOINT [-f] [-o OPTIONS]"
+
+    init(arguments: [String]) throws(UsageError) {
+        var positional: [String] = []
+        var i = 0
+        while i < arguments.count {
+            let argument = arguments[i]
+            switch argument {
+            case "-f", "--foreground":
+                foreground = true
+            case "-o":
+                i += 1
+                guard i < arguments.count else { throw UsageError(description: "-o needs a list of options\n\(Self.usage)") }
+                try apply(optionList: arguments[i])
+            case _ where argument.hasPrefix("-o") && argument.count > 2:
+                try apply(optionList: String(argument.dropFirst(2)))
+            case _ where argument.hasPrefix("-"):
+                throw UsageError(description: "unknown option '\(argument)'\n\(Self.usage)")
+            default:
+                positional.append(argument)
+            }
+            i += 1
+        }
+        guard positional.count == 2 else { throw UsageError(description: Self.usage) }
+        backing = positional[0]
+        mountpoint = positional[1]
+    }
+
+    private mutating func apply(optionList: String) throws(UsageError) {
+        for option in optionList.split(separator: ",", omittingEmptySubsequences: true).map(String.init) {
+            let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts[0]
+            let value = parts.count > 1 ? parts[1] : nil
+            func required() throws(UsageError) -> String {
+                guard let value, !value.isEmpty else { throw UsageError(description: "option '\(name)' needs a value (\(name)=...)") }
+                return value
+            }
+            func seconds() throws(UsageError) -> Int {
+                guard let n = Int(try required()), n >= 0 else {
+                    throw UsageError(description: "option '\(name)' takes whole seconds, not '\(value ?? "")'")
+                }
+                return n
+            }
+            switch name {
+            case "device_key": deviceKey = try required()
+            case "passcode_file": passcodeFile = try required()
+            case "grace": grace = try seconds()
+            case "autolock": autolock = try seconds()
+            case "ro": readOnly = true
+            case "rw": readOnly = false
+            case "allow_other": allowOther = true
+            case "nonempty": nonempty = true
+            case "debug": debug = true
+            case "default_permissions", "auto_unmount", "subtype", "fsname":
+                break  // always set by protfs itself
+            default: fuseOptions.append(option)
+            }
+        }
+    }
+
+    var configuration: MountConfiguration {
+        var configuration = MountConfiguration(backing: backing, mountpoint: mountpoint)
+        configuration.foreground = foreground
+        configuration.allowOther = allowOther
+        configuration.readOnly = readOnly
+        configuration.fuseOptions = fuseOptions
+        return configuration
+    }
+}
