@@ -154,10 +154,11 @@ public final class Vault: Sendable {
 
     /// `protfs init`: makes `backing` (if missing) a new vault whose root has
     /// `protectionClass`. Refuses a directory that is already a vault (exit 7), a non-empty
-    /// one (exit 1) and a filesystem without `user.*` xattrs. The keybag is written last,
-    /// so an interrupted init leaves no half vault behind.
+    /// one (exit 1) and a filesystem without `user.*` xattrs, all before `passcode` is
+    /// asked for. The keybag is written last, so an interrupted init leaves no half vault.
     public static func initialize(backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
-                                  passcode: SecureBuffer, kdf: Argon2idParameters) throws(VaultError) -> Initialization {
+                                  passcode: () throws(VaultError) -> SecureBuffer,
+                                  kdf: Argon2idParameters) throws(VaultError) -> Initialization {
         do {
             try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700)
         } catch .exists {
@@ -175,10 +176,13 @@ public final class Vault: Sendable {
         try probeExtendedAttributes(root, path: backing)
         do { try root.changeMode(0o700) } catch { throw .system(operation: "set the mode of", path: backing, errno: error) }
 
+        // The passcode before the device key: an init abandoned at the prompt must not leave
+        // a new device key behind that nobody was told about.
+        let secret = try passcode()
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
         let deviceKeys = DeviceKeys(deviceKey: deviceKey)
-        let keybag = try Keybag.create(passcode: passcode, kdf: kdf, deviceKeys: deviceKeys)
+        let keybag = try Keybag.create(passcode: secret, kdf: kdf, deviceKeys: deviceKeys)
         let filesystemKeys = FilesystemKeys(filesystemKey: try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys))
         let rootMetadata = DirectoryMetadata.new(protectionClass: protectionClass)
         do throws(VaultError) {

@@ -1,1 +1,3 @@
-print("protfs")
+import Glibc
+
+exit(ProtfsTool.run(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,43 @@
+import ProtfsCore
+import ProtfsCrypto
+
+/// `protfs init BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE]
+/// [--kdf interactive|moderate]`: creates a vault.
+enum InitCommand {
+    static let command = Command(
+        name: "init",
+        synopsis: "BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE] [--kdf interactive|moderate]",
+        valueOptions: ["--class", "--device-key", "--passcode-file", "--kdf"],
+        run: run)
+
+    private static func run(_ arguments: ParsedArguments) throws {
+        let backing = try arguments.operands("BACKING")[0]
+        let protectionClass = try arguments.value("--class").map(parseClass) ?? .defaultForNewVaults
+        let kdf = try parseKDF(arguments.value("--kdf") ?? "moderate")
+        let reader = PasscodeReader(passcodeFile: arguments.value("--passcode-file"))
+        let result = try Vault.initialize(backing: backing, protectionClass: protectionClass,
+                                          deviceKeyPath: arguments.value("--device-key"),
+                                          passcode: { () throws(VaultError) in try reader.readNew() }, kdf: kdf)
+        print("Created a protfs vault in \(backing) (vault id \(result.vaultID), root class \(result.rootClass)).")
+        if result.deviceKeyCreated {
+            writeError("protfs init: created the device key \(result.deviceKeyPath). Back it up and keep it private: "
+                       + "losing it loses the vault, class none included.\n")
+        }
+    }
+
+    static func parseClass(_ spelling: String) throws -> ProtectionClass {
+        guard let found = ProtectionClass(spelling: spelling) else {
+            let names = ProtectionClass.allCases.map(\.name).joined(separator: ", ")
+            throw UsageError("unknown class '\(spelling)' for --class; use one of \(names), their NSFileProtection names, or A-D")
+        }
+        return found
+    }
+
+    private static func parseKDF(_ name: String) throws -> Argon2idParameters {
+        switch name {
+        case "moderate": .moderate
+        case "interactive": .interactive
+        default: throw UsageError("unknown value '\(name)' for --kdf; use interactive or moderate")
+        }
+    }
+}

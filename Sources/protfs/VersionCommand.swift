@@ -1,0 +1,13 @@
+import CFuse
+import CSodium
+import ProtfsCore
+
+/// `protfs version`: the release, the on-disk format it writes, and the libraries it runs on.
+enum VersionCommand {
+    static let command = Command(name: "version", synopsis: "", run: { arguments in
+        _ = try arguments.operands()
+        let sodium = String(cString: sodium_version_string())
+        let fuse = String(cString: fuse_pkgversion())
+        print("protfs \(ProductVersion.release) (on-disk format \(Keybag.currentVersion); libsodium \(sodium), libfuse \(fuse))")
+    })
+}
