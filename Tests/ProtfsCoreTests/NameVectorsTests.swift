@@ -31,7 +31,7 @@ import ProtfsSystem
     }
 
     @Test func coversTheLengthsThatMatter() throws {
-        let lengths = Set(try vectors.entryNames.map { try #require(Bytes(hex: $0.name)).count })
+        let lengths = Set(try vectors.entryNames.map { try #require(hexBytes($0.name)).count })
         #expect(lengths.isSuperset(of: [1, 15, 16, 17, 159, 160, 255]))
         #expect(vectors.entryNames.contains { $0.longEntry != nil })
         #expect(vectors.symlinkTargets.contains { $0.blob != nil })
@@ -39,7 +39,7 @@ import ProtfsSystem
 
     @Test func entryNames() throws {
         for vector in vectors.entryNames {
-            let name = try #require(Bytes(hex: vector.name))
+            let name = try #require(hexBytes(vector.name))
             let directoryID = try ObjectID(hex: vector.directoryID)
             let backing = try BackingEntryName.make(for: name, in: directoryID, keys: keys)
             if let longEntry = vector.longEntry {
@@ -53,7 +53,7 @@ import ProtfsSystem
 
     @Test func xattrNames() throws {
         for vector in vectors.xattrNames {
-            let name = try #require(Bytes(hex: vector.name))
+            let name = try #require(hexBytes(vector.name))
             let objectID = try ObjectID(hex: vector.objectID)
             #expect(try XattrCodec.backingName(for: name, objectID: objectID, keys: keys) == vector.backingName)
             #expect(XattrCodec.name(ofBacking: vector.backingName, objectID: objectID, keys: keys) == name)
@@ -62,22 +62,22 @@ import ProtfsSystem
 
     @Test func xattrValues() throws {
         for vector in vectors.xattrValues {
-            let sealed = try #require(Bytes(hex: vector.sealed))
-            let opened = try XattrCodec.openValue(sealed, name: try #require(Bytes(hex: vector.name)),
+            let sealed = try #require(hexBytes(vector.sealed))
+            let opened = try XattrCodec.openValue(sealed, name: try #require(hexBytes(vector.name)),
                                                   objectID: try ObjectID(hex: vector.objectID), keys: keys)
-            #expect(opened == Bytes(hex: vector.value))
+            #expect(opened == hexBytes(vector.value))
         }
     }
 
     @Test func symlinkTargets() throws {
         try withScratchDirectory { root in
             for vector in vectors.symlinkTargets {
-                let target = try #require(Bytes(hex: vector.target))
+                let target = try #require(hexBytes(vector.target))
                 if let blob = vector.blob {
                     if !root.exists("protfs.links") { try root.makeDirectory("protfs.links", mode: 0o700) }
                     let links = try FileDescriptor.open("protfs.links", in: root, [.readOnly, .directory])
                     defer { links.close() }
-                    try links.writeFileAtomically(String(vector.backingTarget.dropFirst()), contents: try #require(Bytes(hex: blob)))
+                    try links.writeFileAtomically(String(vector.backingTarget.dropFirst()), contents: try #require(hexBytes(blob)))
                 }
                 #expect(try SymlinkTarget.load(backingTarget: vector.backingTarget, keys: keys, root: root) == target)
                 #expect(SymlinkTarget.plaintextLength(backingTarget: vector.backingTarget, root: root) == target.count)
