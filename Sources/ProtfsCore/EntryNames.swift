@@ -67,7 +67,10 @@ extension BackingEntryName {
     public static func classify(_ backingName: String) -> Kind {
         let bytes = Array(backingName.utf8)
         guard bytes.starts(with: ReservedNames.namespacePrefix.utf8) else {
-            return Base64URL.decode(backingName) == nil ? .foreign : .encoded
+            // Over 255 bytes it would have been stored long: not ours, even on a backing
+            // filesystem that allows such names.
+            let plausible = bytes.count <= maximumBackingNameLength && Base64URL.decode(backingName) != nil
+            return plausible ? .encoded : .foreign
         }
         guard bytes.starts(with: ReservedNames.longPrefix.utf8) else { return .reserved }
         var hash = bytes[ReservedNames.longPrefix.utf8.count...]

@@ -1,11 +1,9 @@
-/// Names the daemon owns in the backing directory. Each contains a `.`, which base64url
-/// never does, so none can be mistaken for an encoded entry name; all start with `protfs.`.
+/// Names the daemon owns in the backing directory (besides these: `protfs.keybag` in the
+/// root and `protfs.dir` in every directory). Each contains a `.`, which base64url never
+/// does, so none can be mistaken for an encoded entry name; all start with `protfs.`, and
+/// readdir hides the whole namespace.
 public enum ReservedNames {
     public static let namespacePrefix = "protfs."
-    /// The keybag, in the backing root only.
-    public static let keybag = "protfs.keybag"
-    /// Directory metadata, in every backing directory.
-    public static let directoryMetadata = "protfs.dir"
     /// Out-of-line symlink targets, in the backing root only.
     public static let links = "protfs.links"
     /// Files being written before an atomic rename into place.

@@ -54,6 +54,8 @@ import ProtfsSystem
             #expect(encoded == SIVNameCipher.entryNames(keys).encrypt(sampleName(length: length), tweak: directoryID))
             #expect(BackingEntryName.classify(entry) == .longEntry)
             #expect(BackingEntryName.classify(sidecar) == .sidecar)
+            // Found as an entry itself (a filesystem with a larger NAME_MAX), it is not ours.
+            #expect(BackingEntryName.classify(encoded) == .foreign)
         }
     }
 

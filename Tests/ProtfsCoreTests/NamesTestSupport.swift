@@ -18,7 +18,7 @@ func withScratchDirectory<R>(_ body: (FileDescriptor) throws -> R) throws -> R {
 func randomFilesystemKeys() -> FilesystemKeys { FilesystemKeys(filesystemKey: .random()) }
 
 func filesystemKeys(hex: String) throws -> FilesystemKeys {
-    let bytes = try #require(Bytes(hex: hex))
+    let bytes = try #require(hexBytes(hex))
     return FilesystemKeys(filesystemKey: try bytes.withUnsafeBytes { try SymmetricKey.copying($0) })
 }
 
@@ -31,26 +31,21 @@ func sampleName(length: Int, seed: Int = 0) -> [UInt8] {
     }
 }
 
-typealias Bytes = [UInt8]
-
-extension [UInt8] {
-    init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for index in stride(from: 0, to: digits.count, by: 2) {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-        }
-        self = bytes
+/// Bytes from lowercase or uppercase hex digits, or nil.
+func hexBytes(_ hex: String) -> [UInt8]? {
+    let digits = Array(hex.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    var bytes: [UInt8] = []
+    for index in stride(from: 0, to: digits.count, by: 2) {
+        guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+        bytes.append(byte)
     }
-
-    var hex: String { map { String(format: "%02x", $0) }.joined() }
+    return bytes
 }
 
 extension ObjectID {
     init(hex: String) throws {
-        let bytes = try #require(Bytes(hex: hex))
+        let bytes = try #require(hexBytes(hex))
         self = try #require(ObjectID(bytes: bytes))
     }
 }
