@@ -26,6 +26,8 @@ struct Command: Sendable {
         do {
             try run(try ParsedArguments(arguments, valueOptions: valueOptions, flags: flags))
             return ExitCode.success.rawValue
+        } catch let exit as CommandExit {
+            return exit.code.rawValue
         } catch let error as UsageError {
             writeError("protfs \(name): \(error.message)\nusage: protfs \(name) \(synopsis)\n")
             return ExitCode.usage.rawValue
@@ -37,6 +39,11 @@ struct Command: Sendable {
             return ExitCode.failure.rawValue
         }
     }
+}
+
+/// A command that has already said what went wrong and only needs to exit with `code`.
+struct CommandExit: Error {
+    let code: ExitCode
 }
 
 /// A mistake in how a command was called (exit 2); the message names the culprit.

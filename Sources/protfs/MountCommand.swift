@@ -8,27 +8,29 @@ import ProtfsSystem
 /// `protfs mount`: checks, opens the vault (and unlocks it when given `passcode_file`),
 /// mounts, detaches unless `-f`, and serves until unmounted or SIGTERM.
 enum MountCommand {
-    static func run(_ arguments: [String]) -> ExitCode {
-        let options: MountOptions
-        do {
-            options = try MountOptions(arguments: arguments)
-        } catch {
-            Console.error(error.description)
-            return .usage
-        }
+    static let command = Command(name: "mount", synopsis: "BACKING MOUNTPOINT [-f] [-o OPTIONS]",
+                                 valueOptions: ["-o"], flags: ["-f"], run: { arguments in
+        let operands = try arguments.operands("BACKING", "MOUNTPOINT")
+        let options = try MountOptions(backing: operands[0], mountpoint: operands[1], foreground: arguments.isSet("-f"),
+                                       optionList: arguments.value("-o"))
+        let status = serve(options)
+        if status != .success { throw CommandExit(code: status) }
+    })
+
+    static func serve(_ options: MountOptions) -> ExitCode {
         guard let backing = MountPointChecks.canonical(options.backing) else {
-            Console.error("backing directory \(options.backing) does not exist")
+            report("backing directory \(options.backing) does not exist")
             return .notFound
         }
         guard let mountpoint = MountPointChecks.canonical(options.mountpoint) else {
-            Console.error("mount point \(options.mountpoint) does not exist")
+            report("mount point \(options.mountpoint) does not exist")
             return .notFound
         }
         do {
             try MountPointChecks.clearDeadMount(at: mountpoint)
             try MountPointChecks.check(backing: backing, mountpoint: mountpoint, nonempty: options.nonempty)
         } catch {
-            Console.error(error.description)
+            report(error.description)
             return .failure
         }
         DaemonHardening.apply()
@@ -36,13 +38,13 @@ enum MountCommand {
         let vault: Vault
         do {
             vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
-            for warning in vault.warnings { Console.error("warning: \(warning)") }
+            for warning in vault.warnings { report("warning: \(warning)") }
             if let passcodeFile = options.passcodeFile {
                 let passcode = try PasscodeReader(passcodeFile: passcodeFile).read()
                 try vault.unlock(passcode: passcode)
             }
         } catch {
-            Console.error(error.description)
+            report(error.description)
             return error.exitCode
         }
 
@@ -56,14 +58,14 @@ enum MountCommand {
             let fileSystem = try VaultFileSystem(vault: vault, controller: controller)
             session = try FuseSession(adapter: FuseAdapter(fileSystem: fileSystem, log: log), configuration: configuration)
         } catch let error as FuseSessionError {
-            Console.error("\(error)" + (options.fuseOptions.isEmpty ? "" : " (options passed to libfuse: \(options.fuseOptions.joined(separator: ",")))"))
+            report("\(error)" + (options.fuseOptions.isEmpty ? "" : " (options passed to libfuse: \(options.fuseOptions.joined(separator: ",")))"))
             return .failure
         } catch {
-            Console.error("cannot serve the vault at \(backing): \(error)")
+            report("cannot serve the vault at \(backing): \(error)")
             return .failure
         }
         guard session.daemonize(foreground: options.foreground) else {
-            Console.error("could not detach from the terminal")
+            report("could not detach from the terminal")
             return .failure
         }
         if !options.foreground { log.detach() }
@@ -74,11 +76,14 @@ enum MountCommand {
     }
 }
 
+/// Messages of the mount command, which reports its own failures before choosing an exit code.
+private func report(_ message: String) { writeError("protfs mount: \(message)\n") }
+
 /// The daemon is not dumpable and writes no core: its memory holds keys and plaintext.
 enum DaemonHardening {
     static func apply() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
-        setrlimit(RLIMIT_CORE, &none)
+        setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
         _ = protfs_set_undumpable()
     }
 }

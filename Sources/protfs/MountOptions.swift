@@ -17,36 +17,11 @@ struct MountOptions {
     var debug = false
     var fuseOptions: [String] = []
 
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    static let usage = "usage: protfs mount BACKING MOUNTPOINT [-f] [-o OPTIONS]"
-
-    init(arguments: [String]) throws(UsageError) {
-        var positional: [String] = []
-        var i = 0
-        while i < arguments.count {
-            let argument = arguments[i]
-            switch argument {
-            case "-f", "--foreground":
-                foreground = true
-            case "-o":
-                i += 1
-                guard i < arguments.count else { throw UsageError(description: "-o needs a list of options\n\(Self.usage)") }
-                try apply(optionList: arguments[i])
-            case _ where argument.hasPrefix("-o") && argument.count > 2:
-                try apply(optionList: String(argument.dropFirst(2)))
-            case _ where argument.hasPrefix("-"):
-                throw UsageError(description: "unknown option '\(argument)'\n\(Self.usage)")
-            default:
-                positional.append(argument)
-            }
-            i += 1
-        }
-        guard positional.count == 2 else { throw UsageError(description: Self.usage) }
-        backing = positional[0]
-        mountpoint = positional[1]
+    init(backing: String, mountpoint: String, foreground: Bool, optionList: String?) throws {
+        self.backing = backing
+        self.mountpoint = mountpoint
+        self.foreground = foreground
+        if let optionList { try apply(optionList: optionList) }
     }
 
     private mutating func apply(optionList: String) throws(UsageError) {
@@ -55,12 +30,12 @@ struct MountOptions {
             let name = parts[0]
             let value = parts.count > 1 ? parts[1] : nil
             func required() throws(UsageError) -> String {
-                guard let value, !value.isEmpty else { throw UsageError(description: "option '\(name)' needs a value (\(name)=...)") }
+                guard let value, !value.isEmpty else { throw UsageError("option '\(name)' needs a value (\(name)=...)") }
                 return value
             }
             func seconds() throws(UsageError) -> Int {
                 guard let n = Int(try required()), n >= 0 else {
-                    throw UsageError(description: "option '\(name)' takes whole seconds, not '\(value ?? "")'")
+                    throw UsageError("option '\(name)' takes whole seconds, not '\(value ?? "")'")
                 }
                 return n
             }

@@ -6,6 +6,7 @@ import ProtfsCore
 enum ProtfsTool {
     static let commands: [Command] = [
         InitCommand.command,
+        MountCommand.command,
         VersionCommand.command,
     ]
 
