@@ -4,45 +4,39 @@ import ProtfsSystem
 /// Extended attributes on the mount: `user.protfs.class` is the class itself; other `user.*`
 /// attributes are stored sealed under the filesystem key (available in every state).
 extension VaultFileSystem {
-    public static let classAttribute = "user.protfs.class"
-    static let userPrefix = "user."
+    public static let classAttribute = ClassHint.attributeName
 
     /// What the kernel asks about names outside `user.*`: `security.capability` is asked
     /// before every write and answered at once; other namespaces are not supported (never
     /// ENOSYS, which would make the kernel stop asking for xattrs altogether).
     func checkNamespace(_ name: String) throws(Errno) -> [UInt8] {
         if name == "security.capability" { throw .noData }
-        guard name.hasPrefix(Self.userPrefix) else { throw .notSupported }
-        let suffix = Array(name.utf8.dropFirst(Self.userPrefix.utf8.count))
-        guard !suffix.isEmpty else { throw .invalid }
-        return suffix
+        guard name.hasPrefix(XattrCodec.userNamespace) else { throw .notSupported }
+        return Array(name.utf8)
     }
 
     public func extendedAttribute(_ name: String, of node: BackingNode) throws(Errno) -> [UInt8] {
-        let suffix = try checkNamespace(name)
+        let fullName = try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .noData }
         if name == Self.classAttribute {
             return Array(try protectionClass(of: node)!.name.utf8)
         }
-        let stored = try XattrCodec.backingName(for: suffix, objectID: objectID, keys: keys)
+        let stored = try XattrCodec.backingName(for: fullName, objectID: objectID, keys: keys)
         let sealed = try node.descriptor.extendedAttribute(stored)
-        return try XattrCodec.openValue(sealed, name: suffix, objectID: objectID, keys: keys)
+        return try XattrCodec.openValue(sealed, name: fullName, objectID: objectID, keys: keys)
     }
 
-    public func extendedAttributeNames(of node: BackingNode) throws(Errno) -> [String] {
+    /// The names `listxattr` shows, as bytes (they need not be UTF-8).
+    public func extendedAttributeNames(of node: BackingNode) throws(Errno) -> [[UInt8]] {
         guard let objectID = try objectID(of: node) else { return [] }
-        var names = [Self.classAttribute]
-        for stored in try node.descriptor.extendedAttributeNames() {
-            if let plain = XattrCodec.name(ofBacking: stored, objectID: objectID, keys: keys) {
-                names.append(Self.userPrefix + String(decoding: plain, as: UTF8.self))
-            }
+        return [Array(Self.classAttribute.utf8)] + (try node.descriptor.extendedAttributeNames()).compactMap {
+            XattrCodec.name(ofBacking: $0, objectID: objectID, keys: keys)
         }
-        return names
     }
 
     public func setExtendedAttribute(_ name: String, _ value: [UInt8], flags: Int32, of node: BackingNode,
                                      caller: Caller) throws(Errno) {
-        let suffix = try checkNamespace(name)
+        let fullName = try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .notPermitted }
         if name == Self.classAttribute {
             guard let newClass = ProtectionClass(spelling: String(decoding: value, as: UTF8.self)) else { throw .invalid }
@@ -50,16 +44,16 @@ extension VaultFileSystem {
             try reclass(node, to: newClass)
             return
         }
-        let stored = try XattrCodec.backingName(for: suffix, objectID: objectID, keys: keys)
-        let sealed = try XattrCodec.sealValue(value, name: suffix, objectID: objectID, keys: keys)
+        let stored = try XattrCodec.backingName(for: fullName, objectID: objectID, keys: keys)
+        let sealed = try XattrCodec.sealValue(value, name: fullName, objectID: objectID, keys: keys)
         try node.descriptor.setExtendedAttribute(stored, sealed, flags: flags)
     }
 
     public func removeExtendedAttribute(_ name: String, of node: BackingNode) throws(Errno) {
-        let suffix = try checkNamespace(name)
+        let fullName = try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .noData }
         if name == Self.classAttribute { throw .notPermitted }
-        try node.descriptor.removeExtendedAttribute(XattrCodec.backingName(for: suffix, objectID: objectID, keys: keys))
+        try node.descriptor.removeExtendedAttribute(XattrCodec.backingName(for: fullName, objectID: objectID, keys: keys))
     }
 
     /// Only the owner, or a caller with CAP_FOWNER, may change a class (as for chmod).

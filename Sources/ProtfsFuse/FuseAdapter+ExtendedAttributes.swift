@@ -26,7 +26,7 @@ extension FuseAdapter {
         respond(req) { () throws(Errno) in
             var bytes: [UInt8] = []
             for name in try fileSystem.extendedAttributeNames(of: node(id)) {
-                bytes.append(contentsOf: name.utf8)
+                bytes.append(contentsOf: name)
                 bytes.append(0)
             }
             try replyXattrBytes(req, bytes, size: size)
