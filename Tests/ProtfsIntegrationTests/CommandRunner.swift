@@ -29,23 +29,22 @@ enum CommandRunner {
         process.executableURL = URL(fileURLWithPath: executable.hasPrefix("/") ? executable : "/usr/bin/env")
         process.arguments = executable.hasPrefix("/") ? arguments : [executable] + arguments
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = inPipe
-        var outData = Data(), errData = Data()
-        let group = DispatchGroup()
-        let lock = NSLock()
-        for (pipe, isOut) in [(outPipe, true), (errPipe, false)] {
-            group.enter()
-            DispatchQueue.global().async {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                lock.lock()
-                if isOut { outData = data } else { errData = data }
-                lock.unlock()
-                group.leave()
-            }
+        // Output goes to files, read once the process is gone: no reader threads to share.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("protfs-cmd-\(UUID().uuidString)")
+        let outURL = scratch.appendingPathExtension("out"), errURL = scratch.appendingPathExtension("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
         }
+        let inPipe = Pipe()
+        guard let outHandle = try? FileHandle(forWritingTo: outURL), let errHandle = try? FileHandle(forWritingTo: errURL) else {
+            return CommandResult(status: 127, stdout: "", stderr: "cannot create output files")
+        }
+        process.standardOutput = outHandle
+        process.standardError = errHandle
+        process.standardInput = inPipe
         do {
             try process.run()
         } catch {
@@ -55,19 +54,15 @@ enum CommandRunner {
         try? inPipe.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            _ = group.wait(timeout: .now() + 5)
-            return CommandResult(status: -1, stdout: String(decoding: outData, as: UTF8.self),
-                                 stderr: "timed out after \(timeout) s")
-        }
+        let timedOut = process.isRunning
+        if timedOut { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        _ = group.wait(timeout: .now() + 5)
-        lock.lock()
-        defer { lock.unlock() }
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                             stderr: String(decoding: errData, as: UTF8.self))
+        try? outHandle.close()
+        try? errHandle.close()
+        let out = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
+        let err = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
+        return CommandResult(status: timedOut ? -1 : process.terminationStatus, stdout: out,
+                             stderr: timedOut ? "timed out after \(timeout) s\n" + err : err)
     }
 
     /// Runs a shell snippet (for pipelines such as `cp -a ... && diff -r ...`).

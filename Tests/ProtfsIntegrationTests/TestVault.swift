@@ -35,7 +35,7 @@ final class TestVault {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.protfs)
         process.arguments = ["mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
-        FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: daemonLog)
         process.standardOutput = log
         process.standardError = log
