@@ -118,8 +118,11 @@ import Glibc
         let missing = #expect(throws: VaultError.self) { try Vault.open(backing: backing, deviceKeyPath: deviceKeyPath) }
         #expect(missing == .backingMissing(path: backing) && missing?.exitCode == .notFound)
         #expect(Glibc.mkdir(backing, 0o700) == 0)
+        #expect(Glibc.chmod(backing, 0o755) == 0)
         let empty = #expect(throws: VaultError.self) { try Vault.open(backing: backing, deviceKeyPath: deviceKeyPath) }
         #expect(empty == .notAVault(path: backing) && empty?.exitCode == .notFound)
+        // A directory that is not a vault is left as it was.
+        #expect(try dir.openDirectory().status(of: "backing").st_mode & 0o7777 == 0o755)
         #expect(Glibc.rmdir(backing) == 0)
 
         try initialize(.completeUntilFirstUserAuthentication)
