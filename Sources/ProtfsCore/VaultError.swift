@@ -114,7 +114,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .passcodeTooLong(let limit):
             "the passcode is longer than \(limit) bytes"
         case .passcodeMissing:
-            "no passcode given: standard input ended before a line was read"
+            "no passcode given: the input ended before a line was read; give it with --passcode-file FILE, on the terminal, or as the first line of standard input"
         case .passcodesDiffer:
             "the two passcodes differ; nothing was changed"
         case .passcodeHashFailed:
