@@ -60,9 +60,10 @@ public final class Vault: Sendable {
         let root = try openBackingRoot(backing)
         do throws(VaultError) {
             try lockExclusively(root, path: backing, timeout: lockTimeout)
+            // Only a directory that holds a keybag is ours to re-mode.
+            let bytes = try Keybag.readBytes(in: root, backingPath: backing)
             let warnings = try tightenMode(root, path: backing)
             try checkExtendedAttributes(root, path: backing)
-            let bytes = try Keybag.readBytes(in: root, backingPath: backing)
             let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
             let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load())
             let keybag = try Keybag.decode(bytes, deviceKeys: deviceKeys)

@@ -102,8 +102,11 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .stateDamaged(let path):
             "vault state file \(path) is unreadable or damaged; move it aside to start a fresh record"
         case .wrongPasscode(let failed):
-            "wrong passcode (\(failed) failed attempt\(failed == 1 ? "" : "s") in a row"
-                + (failed >= RateLimiter.firstDelayedFailure - 1 ? "; further failures add delays)" : ")")
+            "wrong passcode (\(failed) failed attempt\(failed == 1 ? "" : "s") in a row" + {
+                let delay = RateLimiter.delay(afterFailures: failed)
+                if delay > 0 { return "; the next attempt is accepted in \(Int(delay.rounded(.up))) s)" }
+                return failed == RateLimiter.firstDelayedFailure - 1 ? "; the next failure starts a delay)" : ")"
+            }()
         case .rateLimited(let seconds):
             "too many wrong passcodes: retry in \(seconds) s"
         case .passcodeEmpty:
@@ -111,7 +114,7 @@ public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
         case .passcodeTooLong(let limit):
             "the passcode is longer than \(limit) bytes"
         case .passcodeMissing:
-            "no passcode given: standard input ended before a line was read"
+            "no passcode given: the input ended before a line was read; give it with --passcode-file FILE, on the terminal, or as the first line of standard input"
         case .passcodesDiffer:
             "the two passcodes differ; nothing was changed"
         case .passcodeHashFailed:
