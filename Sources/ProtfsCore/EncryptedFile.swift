@@ -96,8 +96,8 @@ public final class EncryptedFile: Sendable {
         }
     }
 
-    /// Opens `name` in `directory` for reading and writing, never opening anything but a
-    /// regular file.
+    /// Opens `name` in `directory` as `open(reopening:keyring:)` does, never opening anything
+    /// but a regular file.
     public static func open(_ name: String, in directory: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
         let pathDescriptor = try FileDescriptor.open(name, in: directory, .path)
         defer { pathDescriptor.close() }
