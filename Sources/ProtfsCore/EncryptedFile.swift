@@ -19,10 +19,14 @@ public final class EncryptedFile: Sendable {
     private let cipher: ChunkCipher
     private let lock = ReadWriteLock()
     private let headerState: Mutex<FileHeader>
+    /// Why the backing object could only be opened for reading (a backing mode without the
+    /// owner's write bit, a read-only backing filesystem); changes then fail with it.
+    private let writeRefusal: Errno?
 
-    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: SymmetricKey) {
+    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: SymmetricKey, writeRefusal: Errno? = nil) {
         self.descriptor = descriptor
         self.fileKey = fileKey
+        self.writeRefusal = writeRefusal
         fileID = header.fileID
         cipher = ChunkCipher(fileKey: fileKey, fileID: header.fileID)
         headerState = Mutex(header)
@@ -59,25 +63,41 @@ public final class EncryptedFile: Sendable {
     /// is not a regular file or its header is damaged (see `FileHeader.diagnose`), `EACCES`
     /// if its class key is not installed.
     public static func open(_ descriptor: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
+        try open(descriptor, keyring: keyring, writeRefusal: nil)
+    }
+
+    private static func open(_ descriptor: FileDescriptor, keyring: ClassKeyring, writeRefusal: Errno?) throws(Errno) -> EncryptedFile {
         guard try descriptor.status().isRegularFile else { throw .io }
         let header = try FileHeader.read(from: descriptor, keyring: keyring)
-        return EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring))
+        return EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring),
+                             writeRefusal: writeRefusal)
     }
 
     /// Opens the object an `O_PATH` descriptor refers to, for reading and writing. It is
     /// checked to be a regular file before it is opened, through the descriptor's /proc link,
-    /// so a FIFO or device node planted in the backing directory is never opened.
+    /// so a FIFO or device node planted in the backing directory is never opened. When the
+    /// backing object cannot be opened for writing (say a 0444 file, as git makes, under a
+    /// daemon that is not root, or a read-only backing filesystem), it is opened for reading
+    /// and writes fail with the error the read-write open got.
     public static func open(reopening pathDescriptor: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
         guard try pathDescriptor.status().isRegularFile else { throw .io }
-        let descriptor = try FileDescriptor.open(path: pathDescriptor.procPath, [.readWrite, .nonBlocking])
-        do { return try open(descriptor, keyring: keyring) } catch {
+        let descriptor: FileDescriptor
+        var writeRefusal: Errno?
+        do {
+            descriptor = try FileDescriptor.open(path: pathDescriptor.procPath, [.readWrite, .nonBlocking])
+        } catch {
+            guard error == .permissionDenied || error == Errno(EROFS) else { throw error }
+            writeRefusal = error
+            descriptor = try FileDescriptor.open(path: pathDescriptor.procPath, [.readOnly, .nonBlocking])
+        }
+        do { return try open(descriptor, keyring: keyring, writeRefusal: writeRefusal) } catch {
             descriptor.close()
             throw error
         }
     }
 
-    /// Opens `name` in `directory` for reading and writing, never opening anything but a
-    /// regular file.
+    /// Opens `name` in `directory` as `open(reopening:keyring:)` does, never opening anything
+    /// but a regular file.
     public static func open(_ name: String, in directory: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
         let pathDescriptor = try FileDescriptor.open(name, in: directory, .path)
         defer { pathDescriptor.close() }
@@ -148,11 +168,13 @@ public final class EncryptedFile: Sendable {
     // MARK: writing
 
     /// Writes all of `data` at `offset`, growing the file if needed (the gap stays a hole).
-    /// Space is reserved first, so `ENOSPC` leaves the file as it was.
+    /// Space is reserved first, so `ENOSPC` leaves the file as it was. `data` is plaintext:
+    /// the caller wipes it afterwards.
     public func write(_ data: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {
         guard offset >= 0 else { throw .invalid }
         guard !data.isEmpty else { return }
         guard offset <= ContentLayout.maximumPlaintextSize - Int64(data.count) else { throw .fileTooLarge }
+        try ensureWritable()
         try lock.withExclusive { () throws(Errno) in
             let oldSize = try checkedSize()
             let written = offset ..< offset + Int64(data.count)
@@ -169,6 +191,7 @@ public final class EncryptedFile: Sendable {
     public func truncate(to size: Int64) throws(Errno) {
         guard size >= 0 else { throw .invalid }
         guard size <= ContentLayout.maximumPlaintextSize else { throw .fileTooLarge }
+        try ensureWritable()
         try lock.withExclusive { () throws(Errno) in try resize(from: checkedSize(), to: size) }
     }
 
@@ -178,6 +201,7 @@ public final class EncryptedFile: Sendable {
     public func allocate(offset: Int64, length: Int64) throws(Errno) {
         guard offset >= 0, length > 0 else { throw .invalid }
         guard offset <= ContentLayout.maximumPlaintextSize - length else { throw .fileTooLarge }
+        try ensureWritable()
         try lock.withExclusive { () throws(Errno) in
             let oldSize = try checkedSize()
             let range = offset ..< offset + length
@@ -198,6 +222,7 @@ public final class EncryptedFile: Sendable {
     /// are not re-encrypted. `EACCES` when the new class's key (for `completeUnlessOpen`, its
     /// public key) is not in `keyring`. Whether the lock state allows it is the caller's call.
     public func reclass(to newClass: ProtectionClass, keyring: ClassKeyring) throws(Errno) {
+        try ensureWritable()
         try lock.withExclusive { () throws(Errno) in
             var header = self.header
             guard header.protectionClass != newClass else { return }
@@ -205,6 +230,10 @@ public final class EncryptedFile: Sendable {
             try header.commitRewrap(to: descriptor)
             headerState.withLock { $0 = header }
         }
+    }
+
+    private func ensureWritable() throws(Errno) {
+        if let writeRefusal { throw writeRefusal }
     }
 
     // MARK: re-sealing

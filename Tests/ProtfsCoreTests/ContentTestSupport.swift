@@ -1,0 +1,127 @@
+import Foundation
+import Glibc
+@testable import ProtfsCore
+import ProtfsCrypto
+import ProtfsSystem
+
+/// Keys for one test vault, every class installed unless a test removes some.
+struct ContentTestKeys {
+    let keyring: ClassKeyring
+    let classKeys: [ProtectionClass: SymmetricKey]
+
+    /// Random keys, or the given ones (known-answer vectors).
+    init(vaultID: ObjectID = .random(), deviceKey: SymmetricKey = .random(),
+         classKeys given: [ProtectionClass: SymmetricKey]? = nil) {
+        let keys = given ?? [
+            .complete: .random(), .completeUntilFirstUserAuthentication: .random(), .none: .random(),
+            .completeUnlessOpen: X25519.generatePrivateKey(),
+        ]
+        keyring = ClassKeyring(vaultID: vaultID, deviceKeys: DeviceKeys(deviceKey: deviceKey),
+                               classBPublicKey: X25519.publicKey(for: keys[.completeUnlessOpen]!))
+        for (protectionClass, key) in keys { keyring.install(key, for: protectionClass) }
+        classKeys = keys
+    }
+}
+
+/// A temporary backing directory, removed with its contents when the value goes.
+final class ContentTestDirectory {
+    let path: String
+    let descriptor: FileDescriptor
+
+    init() throws {
+        var template = Array("/tmp/protfs-content-XXXXXX".utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else { throw Errno.current }
+        path = String(cString: made)
+        descriptor = try FileDescriptor.open(path: path, .directory)
+    }
+
+    deinit {
+        descriptor.close()
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// The raw backing bytes of `name`.
+    func backingBytes(_ name: String) throws -> [UInt8] {
+        let fd = try FileDescriptor.open(name, in: descriptor, .readOnly)
+        defer { fd.close() }
+        return try fd.readAll(limit: 1 << 30)
+    }
+
+    /// Replaces the backing bytes of `name` (tampering, planting vectors).
+    func setBackingBytes(_ name: String, _ bytes: [UInt8]) throws {
+        let fd = try FileDescriptor.open(name, in: descriptor, [.writeOnly, .create, .truncate])
+        defer { fd.close() }
+        try fd.writeAll(bytes)
+    }
+
+    /// Overwrites some backing bytes of `name` in place.
+    func patchBacking(_ name: String, at offset: Int64, _ bytes: [UInt8]) throws {
+        let fd = try FileDescriptor.open(name, in: descriptor, .writeOnly)
+        defer { fd.close() }
+        try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try fd.write(b, at: offset) } }.get()
+    }
+
+    func flipBit(_ name: String, at offset: Int64, bit: UInt8 = 0) throws {
+        let bytes = try backingBytes(name)
+        try patchBacking(name, at: offset, [bytes[Int(offset)] ^ (1 << bit)])
+    }
+
+    func backingStatus(_ name: String) throws -> stat { try descriptor.status(of: name) }
+
+    func truncateBacking(_ name: String, to size: Int64) throws {
+        let fd = try FileDescriptor.open(name, in: descriptor, .writeOnly)
+        defer { fd.close() }
+        try fd.truncate(to: size)
+    }
+}
+
+extension EncryptedFile {
+    func write(_ bytes: [UInt8], at offset: Int64) throws {
+        try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try write(b, at: offset) } }.get()
+    }
+
+    /// Reads `count` bytes at `offset` (fewer at end of file).
+    func read(count: Int, at offset: Int64) throws(Errno) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: count)
+        let n = try out.withUnsafeMutableBytes { b in Result { () throws(Errno) in try read(into: b, at: offset) } }.get()
+        return Array(out[0..<n])
+    }
+
+    func readAll() throws(Errno) -> [UInt8] { try read(count: Int(size()), at: 0) }
+}
+
+/// A reproducible random source (SplitMix64), so a failing random test can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func randomBytes(_ count: Int, using generator: inout SeededGenerator) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: (count + 7) / 8 * 8)
+    out.withUnsafeMutableBytes { raw in
+        for i in 0 ..< raw.count / 8 { raw.storeBytes(of: generator.next(), toByteOffset: i * 8, as: UInt64.self) }
+    }
+    return Array(out[0..<count])
+}
+
+/// The in-memory model a file is compared against.
+struct PlaintextModel {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ data: [UInt8], at offset: Int) {
+        if bytes.count < offset + data.count { bytes += [UInt8](repeating: 0, count: offset + data.count - bytes.count) }
+        bytes.replaceSubrange(offset ..< offset + data.count, with: data)
+    }
+
+    mutating func truncate(to size: Int) {
+        if size < bytes.count { bytes.removeSubrange(size...) } else { bytes += [UInt8](repeating: 0, count: size - bytes.count) }
+    }
+}
