@@ -1,21 +1,28 @@
+import Glibc
 import ProtfsSystem
 
 extension FileDescriptor {
-    /// Replaces the file `name` in this directory with `bytes` so that a crash leaves either
-    /// the old or the new contents: write `temporaryName` (mode 0600), fsync it, rename it
-    /// over `name`, fsync this directory.
-    func replaceFile(_ name: String, with bytes: [UInt8], temporaryName: String) throws(Errno) {
-        let fd = try FileDescriptor.open(temporaryName, in: self, [.writeOnly, .create, .truncate], mode: 0o600)
-        do {
-            defer { fd.close() }
-            try fd.changeMode(0o600)
-            try fd.writeAll(bytes)
-            try fd.sync()
+    /// Puts a small file named `name` in this directory with exactly `contents`, so that a
+    /// crash leaves either the old file (or none) or the whole new one: written under a fresh
+    /// `protfs.tmp.*` name (O_EXCL), synced, renamed over `name`, and, when `syncDirectory`,
+    /// the directory synced so the rename itself is durable (keybag, metadata, state).
+    /// Without it, whatever the caller creates next (the entry a sidecar names, the symlink a
+    /// blob serves) is a later metadata change, which a journaling filesystem never makes
+    /// durable before this rename. A temporary left by a crash is an orphan for fsck.
+    func writeFileAtomically(_ name: String, contents: [UInt8], mode: mode_t = 0o600,
+                             syncDirectory: Bool = false) throws(Errno) {
+        let temporary = ReservedNames.temporaryPrefix + ObjectID.random().description
+        let file = try FileDescriptor.open(temporary, in: self, [.writeOnly, .create, .exclusive], mode: mode)
+        do throws(Errno) {
+            defer { file.close() }
+            try file.changeMode(mode)  // exactly `mode`, whatever the umask
+            try file.writeAll(contents)
+            try file.sync()
+            try rename(temporary, to: self, name)
         } catch {
-            try? removeFile(temporaryName)
+            try? removeFile(temporary)
             throw error
         }
-        try rename(temporaryName, to: self, name)
-        try sync()
+        if syncDirectory { try sync() }
     }
 }

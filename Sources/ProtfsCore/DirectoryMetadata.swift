@@ -9,7 +9,6 @@ import ProtfsSystem
 public struct DirectoryMetadata: Sendable, Hashable {
     public static let byteCount = 64
     public static let fileName = "protfs.dir"
-    static let temporaryFileName = "protfs.tmp.dir"
     static let magic = Array("PROTFSDR".utf8)
     static let currentVersion: UInt16 = 1
     static let macOffset = 32
@@ -78,10 +77,9 @@ public struct DirectoryMetadata: Sendable, Hashable {
         try fd.sync()
     }
 
-    /// Replaces `protfs.dir` atomically (a re-class): `protfs.tmp.dir`, fsync, rename, fsync
-    /// the directory.
+    /// Replaces `protfs.dir` atomically (a re-class): a `protfs.tmp.*` file, fsync, rename,
+    /// fsync the directory.
     public func replace(in directory: FileDescriptor, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) {
-        try directory.replaceFile(Self.fileName, with: encoded(vaultID: vaultID, keys: keys),
-                                  temporaryName: Self.temporaryFileName)
+        try directory.writeFileAtomically(Self.fileName, contents: encoded(vaultID: vaultID, keys: keys), syncDirectory: true)
     }
 }

@@ -10,7 +10,6 @@ public struct Keybag: Sendable, Equatable {
     public static let byteCount = 534
     public static let currentVersion: UInt16 = 1
     public static let fileName = "protfs.keybag"
-    static let temporaryFileName = "protfs.tmp.keybag"
     static let magic = Array("PROTFSKB".utf8)
 
     public let version: UInt16
@@ -279,11 +278,11 @@ public struct Keybag: Sendable, Equatable {
         return bytes
     }
 
-    /// Writes this keybag over `protfs.keybag` atomically (`protfs.tmp.keybag`, fsync,
+    /// Writes this keybag over `protfs.keybag` atomically (a `protfs.tmp.*` file, fsync,
     /// rename, fsync the directory).
     public func write(in backingRoot: FileDescriptor, backingPath: String) throws(VaultError) {
         do {
-            try backingRoot.replaceFile(Self.fileName, with: encoded(), temporaryName: Self.temporaryFileName)
+            try backingRoot.writeFileAtomically(Self.fileName, contents: encoded(), syncDirectory: true)
         } catch {
             throw .system(operation: "write the keybag in", path: backingPath, errno: error)
         }

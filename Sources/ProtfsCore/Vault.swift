@@ -197,7 +197,7 @@ public final class Vault: Sendable {
             try state.record(generation: keybag.generation)
             try keybag.write(in: root, backingPath: backing)
         } catch {
-            for name in [DirectoryMetadata.fileName, Keybag.temporaryFileName] { try? root.removeFile(name) }
+            try? root.removeFile(DirectoryMetadata.fileName)
             try? root.removeExtendedAttribute(ClassHint.attributeName)
             throw error
         }

@@ -106,7 +106,7 @@ public struct VaultState: Sendable, Equatable {
         do {
             let dir = try FileDescriptor.open(path: split.directory, [.readOnly, .directory])
             defer { dir.close() }
-            try dir.replaceFile(split.name, with: Array(json) + [0x0A], temporaryName: "\(split.name).tmp")
+            try dir.writeFileAtomically(split.name, contents: Array(json) + [0x0A], syncDirectory: true)
         } catch {
             throw .system(operation: "write vault state", path: path, errno: error)
         }
