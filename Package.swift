@@ -18,12 +18,13 @@ let package = Package(
         .target(name: "ProtfsCrypto", dependencies: ["CSodium"]),
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsCore", dependencies: ["ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "ProtfsControl", dependencies: ["ProtfsCore", "ProtfsSystem"]),
+        .target(name: "ProtfsControl", dependencies: ["CProtfsSys", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
         .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem", "ProtfsControl"]),
-        .executableTarget(name: "protfs", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsControl"]),
-        .executableTarget(name: "protfsctl", dependencies: ["ProtfsControl", "ProtfsCore"]),
+        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsControl"]),
+        .executableTarget(name: "protfsctl", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
-        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore"], resources: [.copy("Vectors")]),
+        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem"], resources: [.copy("Vectors")]),
+        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl"]),
         .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem"]),
     ]
 )

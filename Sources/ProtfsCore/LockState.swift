@@ -1,5 +1,5 @@
 /// The lock states of SPEC section 2.
-public enum LockState: String, CaseIterable, Sendable, Hashable {
+public enum LockState: String, CaseIterable, Sendable, Hashable, Codable {
     /// Mounted, and no passcode entered since mount.
     case beforeFirstUnlock
     /// Every class key in memory.

@@ -1,0 +1,75 @@
+import ProtfsCore
+import ProtfsCrypto
+
+/// What `protfsctl lock` asks for (SPEC section 2).
+public enum LockRequest: String, Sendable, Codable {
+    /// Start the grace period and return once the state is `locking`.
+    case normal
+    /// Return once the state is `locked`.
+    case wait
+    /// Skip (or end) the grace period.
+    case now
+}
+
+/// `protfsctl watch` events, after UIKit's protected-data notifications.
+public enum LockEvent: String, Sendable, Codable {
+    case willBecomeUnavailable
+    case didBecomeUnavailable
+    case didBecomeAvailable
+}
+
+/// `protfsctl status --json`: exactly SPEC section 5's fields.
+public struct StatusReport: Sendable, Codable, Equatable {
+    public var state: LockState
+    public var graceSecondsLeft: Int?
+    public var pid: Int32
+    public var mountpoint: String
+    public var backing: String
+    public var passcodeSet: Bool
+    public var grace: Int
+    public var autolock: Int
+    public var failedAttempts: Int
+    public var retryAfterSeconds: Int?
+
+    public init(state: LockState, graceSecondsLeft: Int?, pid: Int32, mountpoint: String, backing: String,
+                passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?) {
+        self.state = state
+        self.graceSecondsLeft = graceSecondsLeft
+        self.pid = pid
+        self.mountpoint = mountpoint
+        self.backing = backing
+        self.passcodeSet = passcodeSet
+        self.grace = grace
+        self.autolock = autolock
+        self.failedAttempts = failedAttempts
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}
+
+/// A refusal to send back to `protfsctl`: its message and the exit code it should use.
+public struct ControlFailure: Error, Sendable, Equatable {
+    public let exitCode: ExitCode
+    public let message: String
+
+    public init(_ exitCode: ExitCode, _ message: String) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+}
+
+/// The daemon side of the control socket. The server checks the peer (SO_PEERCRED) before it
+/// calls the privileged members, decodes the requests and encodes the replies; the daemon
+/// implements this protocol and knows nothing of the wire format.
+public protocol ControlHandler: Sendable {
+    func status() -> StatusReport
+    /// Returns when the request is satisfied (`locking`, or `locked` for `.wait`/`.now`).
+    func lock(_ request: LockRequest) throws(ControlFailure)
+    func unlock(passcode: SecureBuffer) throws(ControlFailure)
+    func changePasscode(old: SecureBuffer, new: SecureBuffer) throws(ControlFailure)
+    /// The backing object of the mount-relative path `components` (plaintext names from the
+    /// root), relative to the backing directory.
+    func backingPath(of components: [[UInt8]]) throws(ControlFailure) -> String
+    /// Calls `listener` with every later event until it returns false (the client went away);
+    /// returns the state at the moment of subscribing, for the `state <current>` line.
+    func watch(_ listener: @escaping @Sendable (LockEvent) -> Bool) -> LockState
+}
