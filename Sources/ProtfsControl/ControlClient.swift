@@ -3,6 +3,20 @@ import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem
 
+/// One line of `protfsctl watch`.
+public enum WatchLine: Sendable, Equatable, CustomStringConvertible {
+    /// The state at the moment of subscribing: the first line.
+    case state(LockState)
+    case event(LockEvent)
+
+    public var description: String {
+        switch self {
+        case .state(let state): "state \(state.rawValue)"
+        case .event(let event): event.rawValue
+        }
+    }
+}
+
 /// `protfsctl`'s side of the control socket: finds the daemon of a mount point, sends one
 /// request per connection and decodes the reply. Failures come back as `ControlFailure`s
 /// with the exit code `protfsctl` should use.
@@ -40,17 +54,31 @@ public struct ControlClient: Sendable {
         }
     }
 
-    /// Subscribes to lock events: `body` gets the `watching` reply, then every event, until
-    /// it returns false or the daemon ends the stream (at unmount).
-    public func watch(_ body: (ControlReply) -> Bool) throws(ControlFailure) {
+    /// Subscribes to lock events: `body` gets the state at subscription, then every event,
+    /// until it returns false or the daemon ends the stream (at unmount).
+    public func watch(_ body: (WatchLine) -> Bool) throws(ControlFailure) {
         let socket = try connect()
         defer { socket.close() }
         try write(.watch, secrets: [], to: socket)
         var source = SocketByteSource(socket: socket, deadline: nil)
+        var subscribed = false
         while let reply = try readReply(from: &source) {
-            if case .failure(let failure) = reply { throw failure }
-            guard body(reply) else { return }
+            let line: WatchLine
+            switch (reply, subscribed) {
+            case (.failure(let failure), _): throw failure
+            case (.watching(let state), false): line = .state(state)
+            case (.event(let event), true): line = .event(event)
+            default: throw unexpected(reply)
+            }
+            subscribed = true
+            guard body(line) else { return }
         }
+    }
+
+    /// A reply that does not fit the request.
+    public func unexpected(_ reply: ControlReply) -> ControlFailure {
+        ControlFailure(.failure, "the protfs daemon of \(mountpoint) answered with an unexpected \(reply); "
+                       + "protfsctl and the daemon must come from the same release")
     }
 
     private func connect() throws(ControlFailure) -> UnixSocket {

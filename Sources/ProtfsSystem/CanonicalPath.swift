@@ -11,16 +11,20 @@ public enum CanonicalPath {
     }
 
     /// `resolved(path)` when that works. Otherwise (a dead mount answers ENOTCONN, a missing
-    /// path ENOENT) the parent is resolved and the last component appended, and failing
-    /// that the absolute path is normalised without touching the filesystem.
+    /// path ENOENT) the parent resolved with the last component appended, and failing that
+    /// the absolute path normalised without touching the filesystem.
     public static func bestEffort(_ path: String) -> String {
-        if let resolved = resolved(path) { return resolved }
+        resolved(path) ?? resolvingParent(path) ?? lexicallyNormalized(path)
+    }
+
+    /// The parent resolved and the last component appended as it is: the path of the object
+    /// itself when it is a symlink; nil when the parent cannot be resolved.
+    public static func resolvingParent(_ path: String) -> String? {
         let normalized = lexicallyNormalized(path)
-        guard let slash = normalized.lastIndex(of: "/"), normalized != "/" else { return normalized }
+        guard normalized != "/", let slash = normalized.lastIndex(of: "/") else { return normalized }
         let parent = slash == normalized.startIndex ? "/" : String(normalized[..<slash])
-        guard let resolvedParent = resolved(parent) else { return normalized }
-        let last = normalized[normalized.index(after: slash)...]
-        return (resolvedParent == "/" ? "" : resolvedParent) + "/" + last
+        guard let resolvedParent = resolved(parent) else { return nil }
+        return (resolvedParent == "/" ? "" : resolvedParent) + "/" + normalized[normalized.index(after: slash)...]
     }
 
     /// Makes `path` absolute (against the working directory) and removes `.`, `..` and
