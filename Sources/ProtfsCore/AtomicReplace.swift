@@ -23,12 +23,6 @@ extension FileDescriptor {
             try? removeFile(temporary)
             throw error
         }
-        if syncDirectory {
-            // The directory may be held as O_PATH (a vault node), which fsync refuses (EBADF):
-            // sync it through a descriptor opened for reading.
-            let directory = try FileDescriptor.open(".", in: self, [.readOnly, .directory])
-            defer { directory.close() }
-            try directory.sync()
-        }
+        if syncDirectory { try self.syncDirectory() }
     }
 }

@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsCrypto
 import ProtfsSystem
+import Synchronization
 
 /// The vault as a filesystem: every operation the mount offers, on backing nodes, with the
 /// names, contents, symlinks and xattrs encrypted and the class policy enforced. Pure of
@@ -13,6 +14,8 @@ public final class VaultFileSystem: Sendable {
     let keyring: ClassKeyring
     /// A root daemon gives new objects to the caller; any other daemon owns what it creates.
     let runningAsRoot: Bool
+    /// Files with open handles, so the lock can take their per-file keys away.
+    let openFiles = Mutex<[ObjectIdentifier: BackingNode]>([:])
 
     public init(vault: Vault, controller: LockController) throws(Errno) {
         self.vault = vault

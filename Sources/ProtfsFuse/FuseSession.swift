@@ -71,6 +71,7 @@ public final class FuseSession {
             self.adapter.release()
             throw .mountFailed(configuration.mountpoint)
         }
+        adapter.sessionAddress.store(UInt(bitPattern: created), ordering: .releasing)
     }
 
     /// The raw session, for kernel cache invalidation (`fuse_lowlevel_notify_inval_inode`).
@@ -100,6 +101,7 @@ public final class FuseSession {
     public func stop() { fuse_session_exit(session) }
 
     deinit {
+        adapter.takeUnretainedValue().sessionAddress.store(0, ordering: .releasing)
         fuse_session_destroy(session)
         adapter.release()
     }

@@ -1,5 +1,6 @@
 import Glibc
 import CProtfsSys
+import ProtfsControl
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsFuse
@@ -49,14 +50,18 @@ enum MountCommand {
         }
 
         let log = DaemonLog(debug: options.debug)
-        let controller = LockController(initialState: options.passcodeFile == nil ? .beforeFirstUnlock : .unlocked)
+        let controller = LockController(vault: vault, initialState: options.passcodeFile == nil ? .beforeFirstUnlock : .unlocked,
+                                        grace: options.grace, autolock: options.autolock)
         var configuration = options.configuration
         configuration.backing = backing
         configuration.mountpoint = mountpoint
         let session: FuseSession
+        let fileSystem: VaultFileSystem
+        let adapter: FuseAdapter
         do {
-            let fileSystem = try VaultFileSystem(vault: vault, controller: controller)
-            session = try FuseSession(adapter: FuseAdapter(fileSystem: fileSystem, log: log), configuration: configuration)
+            fileSystem = try VaultFileSystem(vault: vault, controller: controller)
+            adapter = FuseAdapter(fileSystem: fileSystem, log: log)
+            session = try FuseSession(adapter: adapter, configuration: configuration)
         } catch let error as FuseSessionError {
             report("\(error)" + (options.fuseOptions.isEmpty ? "" : " (options passed to libfuse: \(options.fuseOptions.joined(separator: ",")))"))
             return .failure
@@ -69,6 +74,8 @@ enum MountCommand {
             return .failure
         }
         if !options.foreground { log.detach() }
+        // Threads start only now: none would survive the fork into the background.
+        controller.attach(fileSystem: fileSystem, cache: adapter)
         log.info("serving \(backing) on \(mountpoint)")
         _ = session.serve(maxThreads: configuration.maxThreads)
         log.info("unmounted \(mountpoint)")
