@@ -71,8 +71,8 @@ extension VaultFileSystem {
             guard current.protectionClass != newClass else { return }
             let metadata = current.withClass(newClass)
             try metadata.replace(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
-            try ClassHint.write(newClass, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
             node.cachedDirectoryMetadata = metadata
+            try ClassHint.write(newClass, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
             return
         }
         guard node.isRegularFile else { throw .notPermitted }
@@ -86,8 +86,8 @@ extension VaultFileSystem {
             let fd = try node.descriptor.reopen(.readWrite)
             defer { fd.close() }
             try header.commitRewrap(to: fd)
-            try ClassHint.write(newClass, to: node.descriptor, objectID: header.fileID, keys: keys)
             node.cachedHeader = header
+            try ClassHint.write(newClass, to: node.descriptor, objectID: header.fileID, keys: keys)
         }
     }
 }

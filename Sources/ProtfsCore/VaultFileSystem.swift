@@ -34,6 +34,7 @@ public final class VaultFileSystem: Sendable {
         guard node.isDirectory else { throw .notDirectory }
         if let cached = node.cachedDirectoryMetadata { return cached }
         let metadata = try DirectoryMetadata.read(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
+        try checkHint(of: node, objectID: metadata.directoryID, truth: metadata.protectionClass)
         node.cachedDirectoryMetadata = metadata
         return metadata
     }
@@ -45,8 +46,20 @@ public final class VaultFileSystem: Sendable {
         let fd = try node.descriptor.reopen(.readOnly)
         defer { fd.close() }
         let header = try FileHeader.read(from: fd, keyring: keyring)
+        try checkHint(of: node, objectID: header.fileID, truth: header.protectionClass)
         node.cachedHeader = header
         return header
+    }
+
+    /// The class hint must agree with the MACed truth (header or `protfs.dir`): a missing
+    /// hint is written silently; one that does not authenticate or disagrees is damage
+    /// (`EIO` until `protfs fsck --repair`). Policy never rests on the hint alone.
+    func checkHint(of node: BackingNode, objectID: ObjectID, truth: ProtectionClass) throws(Errno) {
+        guard let hint = try ClassHint.read(from: node.descriptor, objectID: objectID, keys: keys) else {
+            try? ClassHint.write(truth, to: node.descriptor, objectID: objectID, keys: keys)
+            return
+        }
+        guard hint == truth else { throw .io }
     }
 
     /// The class of a regular file or directory; nil for symlinks and nodes, which have none.

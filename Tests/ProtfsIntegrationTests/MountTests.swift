@@ -172,6 +172,33 @@ struct MountTests {
         #expect(stat.succeeded, "\(stat.stderr)")
     }
 
+    @Test("class hints: a missing one is repaired, a foreign one is EIO for that file only")
+    func classHints() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        let setup = CommandRunner.shell("echo aaaa > '\(vault.path("a"))' && printf '%0100d' 0 > '\(vault.path("b"))'")
+        #expect(setup.succeeded)
+        try vault.unmount()
+        // Backing objects by size: "a" is the smaller one.
+        let tamper = CommandRunner.shell("""
+            set -e
+            cd '\(vault.backing)'
+            a=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size -400c | head -n1)
+            b=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size +399c | head -n1)
+            hint=$(getfattr --only-values -e hex -n user.protfs.class "$a")
+            setfattr -n user.protfs.class -v "$hint" "$b"
+            setfattr -x user.protfs.class "$a"
+            """)
+        #expect(tamper.succeeded, "\(tamper.stderr)")
+        try vault.mount()
+        defer { try? vault.unmount() }
+        #expect(CommandRunner.shell("cat '\(vault.path("a"))'").stdout == "aaaa\n")
+        let foreign = CommandRunner.shell("cat '\(vault.path("b"))'")
+        #expect(foreign.stderr.contains("Input/output error"), "\(foreign.stdout)\(foreign.stderr)")
+        let repaired = CommandRunner.shell("find '\(vault.backing)' -maxdepth 1 -type f ! -name 'protfs.*' -size -400c -exec getfattr -n user.protfs.class {} \\;")
+        #expect(repaired.stdout.contains("user.protfs.class"), "the missing hint is written again")
+    }
+
     @Test("wrong passcode exits 3 and mounts nothing; a wrong device key says so and exits 1")
     func wrongSecrets() throws {
         let vault = try TestVault()
