@@ -7,6 +7,7 @@ enum ProtfsTool {
     static let commands: [Command] = [
         InitCommand.command,
         MountCommand.command,
+        FsckCommand.command,
         VersionCommand.command,
     ]
 
