@@ -29,17 +29,19 @@ public struct VaultCheckReport: Sendable {
 
     /// One line for people.
     public var summary: String {
-        var kinds = ["\(files) file\(files == 1 ? "" : "s")", "\(directories) director\(directories == 1 ? "y" : "ies")",
-                     "\(symlinks) symlink\(symlinks == 1 ? "" : "s")"]
-        if otherNodes > 0 { kinds.append("\(otherNodes) other node\(otherNodes == 1 ? "" : "s")") }
-        var parts = ["checked \(objectsChecked) objects (\(kinds.joined(separator: ", ")))",
+        var kinds = [Self.count(files, "file", "files"), Self.count(directories, "directory", "directories"),
+                     Self.count(symlinks, "symlink", "symlinks")]
+        if otherNodes > 0 { kinds.append(Self.count(otherNodes, "other node", "other nodes")) }
+        var parts = ["checked \(Self.count(objectsChecked, "object", "objects")) (\(kinds.joined(separator: ", ")))",
                      "\(damaged.count) damaged", "\(repairedCount) repaired"]
         if !classesWithoutKeys.isEmpty {
             let names = classesWithoutKeys.map(\.name).joined(separator: ", ")
-            parts.append("not checked without the passcode: contents of class\(classesWithoutKeys.count == 1 ? "" : "es") \(names)"
-                         + " (\(filesNotChecked) file\(filesNotChecked == 1 ? "" : "s"))")
+            parts.append("not checked without the passcode: contents of \(classesWithoutKeys.count == 1 ? "class" : "classes") \(names)"
+                         + " (\(Self.count(filesNotChecked, "file", "files")))")
         }
         if couldNotCheckEverything { parts.append("some objects could not be checked (see the unchecked lines)") }
         return parts.joined(separator: "; ")
     }
+
+    private static func count(_ n: Int, _ singular: String, _ plural: String) -> String { "\(n) \(n == 1 ? singular : plural)" }
 }

@@ -96,7 +96,7 @@ extension VaultChecker {
                 record(.unreadable(operation: "read the class hint of", errno: error), at: location)
                 return
             }
-            rewriteClassHint(.classHintDamaged(actual: actual), of: object, objectID: objectID, location: location)
+            rewriteClassHint(.classHintDamaged(actual: actual), to: actual, of: object, objectID: objectID, location: location)
             return
         }
         guard let hint else {
@@ -104,7 +104,8 @@ extension VaultChecker {
             return
         }
         if hint != actual {
-            rewriteClassHint(.classHintWrong(hint: hint, actual: actual), of: object, objectID: objectID, location: location)
+            rewriteClassHint(.classHintWrong(hint: hint, actual: actual), to: actual, of: object, objectID: objectID,
+                             location: location)
         }
     }
 

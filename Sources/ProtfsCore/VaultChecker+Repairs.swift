@@ -13,9 +13,9 @@ extension VaultChecker {
         report.findings.append(finding)
     }
 
-    /// The hint sealed again from the truth (the header, or `protfs.dir`).
-    func rewriteClassHint(_ problem: Problem, of object: FileDescriptor, objectID: ObjectID, location: Location) {
-        guard case .rewriteClassHint(let actual) = problem.remedy else { return record(problem, at: location) }
+    /// The hint sealed again from the truth (`actual`: the header's class, or `protfs.dir`'s).
+    func rewriteClassHint(_ problem: Problem, to actual: ProtectionClass, of object: FileDescriptor, objectID: ObjectID,
+                          location: Location) {
         record(problem, at: location) { () throws(Errno) in
             try ClassHint.write(actual, to: object, objectID: objectID, keys: self.keys)
             return .rewroteClassHint

@@ -413,6 +413,28 @@ import ProtfsSystem
         #expect(try f.check().findings.isEmpty)
     }
 
+    // MARK: exit codes
+
+    @Test func exitCodesFollowWhatIsLeft() {
+        let somewhere = VaultFinding.Location.mount(path: Array("/x".utf8), backingPath: "x")
+        var report = VaultCheckReport()
+        #expect(report.exitCode == .success)
+        report.findings = [VaultFinding(location: somewhere, problem: .foreign)]
+        #expect(report.exitCode == .success, "a foreign entry is not damage")
+        report.findings.append(VaultFinding(location: somewhere, problem: .unreadable(operation: "list", errno: .permissionDenied)))
+        #expect(report.exitCode == .failure, "something could not be checked")
+        #expect(report.findings.last?.line == "unchecked: /x: cannot list: Permission denied; not checked")
+        var damage = VaultFinding(location: somewhere, problem: .symlinkTargetDamaged)
+        report.findings.append(damage)
+        #expect(report.exitCode == .damage, "damage wins over an incomplete check")
+        damage.outcome = .moved(to: "x")
+        report.findings[report.findings.count - 1] = damage
+        #expect(report.exitCode == .failure && report.repairedCount == 1)
+        report.findings[report.findings.count - 1].outcome = .repairFailed(.notPermitted)
+        #expect(report.exitCode == .damage)
+        #expect(report.findings.last?.line.hasSuffix("; repair failed: Operation not permitted") == true)
+    }
+
     // MARK: printing
 
     @Test func namesArePrintedOnOneLine() {
