@@ -81,10 +81,15 @@ public final class VaultChecker {
             let childBackingPath = backingPath.map { $0 + "/" + name } ?? name
             let status: stat
             do { status = try directory.status(of: name) } catch {
-                // Gone since the listing: a sidecar moved along with its long entry.
+                let location = Location.undecodable(directory: path, backingPath: childBackingPath)
                 if error != .noEntry {
-                    record(.unreadable(operation: "stat", errno: error), at: .undecodable(directory: path, backingPath: childBackingPath))
+                    record(.unreadable(operation: "stat", errno: error), at: location)
+                } else if BackingEntryName.classify(name) != .sidecar {
+                    // Not found under the name the listing gave: a name that is not UTF-8 (the
+                    // listing repairs it), which protfs never writes.
+                    record(.foreign, at: location)
                 }
+                // Else a sidecar that went along with its long entry to lost+found.
                 continue
             }
             switch BackingEntryName.classify(name) {

@@ -14,7 +14,7 @@ enum FsckCommand {
         run: run)
 
     /// How long a piped standard input may take to deliver the passcode line.
-    static let standardInputWait: Int32 = 2000
+    static let standardInputWaitMilliseconds: Int32 = 2000
 
     private static func run(_ arguments: ParsedArguments) throws {
         let backing = try arguments.operands("BACKING")[0]
@@ -36,14 +36,14 @@ enum FsckCommand {
 
     /// The passcode is optional here: without one, fsck checks what needs none. From
     /// `--passcode-file`; else the terminal (an empty line skips); else the first line of
-    /// standard input, if one comes within `standardInputWait` ms (an empty or closed input,
+    /// standard input, if one comes within `standardInputWaitMilliseconds` (an empty or closed input,
     /// or none at all, skips: fsck never hangs on an idle pipe).
     private static func readPasscode(file: String?) throws(VaultError) -> SecureBuffer? {
         let reader = PasscodeReader(passcodeFile: file)
         if file != nil { return try reader.read() }
         if isatty(STDIN_FILENO) != 1 {
             var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-            guard poll(&input, 1, standardInputWait) == 1 else { return nil }
+            guard poll(&input, 1, standardInputWaitMilliseconds) == 1 else { return nil }
         }
         do {
             return try reader.read(prompt: "Passcode (empty to check only what needs none): ")

@@ -310,6 +310,10 @@ import ProtfsSystem
         try f.directory.write([1, 2, 3], to: "backing/protfs.tmp.0123")
         try f.directory.write([1, 2, 3], to: "backing/\(d)/protfs.tmp.4567")
         try f.directory.write(Array("hello".utf8), to: "backing/notes.txt")
+        let notUTF8 = (Array(f.full("f").utf8) + [0xFF, 0]).map { CChar(bitPattern: $0) }
+        let planted = open(notUTF8, O_CREAT | O_WRONLY, 0o600)
+        guard planted >= 0 else { throw Errno.current }
+        close(planted)
 
         let report = try f.check()
         #expect(problems(report) == [
@@ -317,6 +321,7 @@ import ProtfsSystem
             "/d/[backing name \(long2.split(separator: "/").last!)]": .longNameSidecarMissing,
             "/[backing name \(long).name]": .orphanSidecar,
             "/[backing name notes.txt]": .foreign,
+            "/[backing name f\u{FFFD}]": .foreign,
         ])
         #expect(report.temporaryFilesRemoved == 2, "temporaries are cleaned up, not reported")
         #expect(!FileManager.default.fileExists(atPath: f.full("protfs.tmp.0123")))
@@ -328,7 +333,7 @@ import ProtfsSystem
         #expect(repaired.exitCode == .success, "a foreign entry is reported, never touched, and is not damage")
         #expect(!FileManager.default.fileExists(atPath: f.full(long + ReservedNames.sidecarSuffix)))
         let again = try f.check()
-        #expect(again.findings.map(\.problem) == [.foreign] && again.exitCode == .success)
+        #expect(again.findings.map(\.problem) == [.foreign, .foreign] && again.exitCode == .success)
         #expect(FileManager.default.fileExists(atPath: f.full("notes.txt")))
     }
 
