@@ -41,6 +41,8 @@ int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid) {
     return 0;
 }
 
+int protfs_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC); }
+
 int protfs_set_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int protfs_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 

@@ -29,6 +29,28 @@ public struct StatusReport: Sendable, Codable, Equatable {
     }
 }
 
+extension StatusReport {
+    private enum CodingKeys: String, CodingKey {
+        case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
+    }
+
+    /// Every key, in SPEC order, with `null` for a value that does not apply now, so that
+    /// `status --json` always has the same shape.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(state, forKey: .state)
+        try container.encode(graceSecondsLeft, forKey: .graceSecondsLeft)
+        try container.encode(pid, forKey: .pid)
+        try container.encode(mountpoint, forKey: .mountpoint)
+        try container.encode(backing, forKey: .backing)
+        try container.encode(passcodeSet, forKey: .passcodeSet)
+        try container.encode(grace, forKey: .grace)
+        try container.encode(autolock, forKey: .autolock)
+        try container.encode(failedAttempts, forKey: .failedAttempts)
+        try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
+    }
+}
+
 /// A refusal to send back to `protfsctl`: its message and the exit code it should use.
 public struct ControlFailure: Error, Sendable, Equatable {
     public let exitCode: ExitCode
@@ -38,6 +60,10 @@ public struct ControlFailure: Error, Sendable, Equatable {
         self.exitCode = exitCode
         self.message = message
     }
+}
+
+extension ControlFailure: CommandError {
+    public var description: String { message }
 }
 
 /// The daemon side of the control socket. The server checks the peer (SO_PEERCRED) before it

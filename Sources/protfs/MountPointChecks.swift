@@ -9,46 +9,12 @@ enum MountPointChecks {
         let description: String
     }
 
-    static func canonical(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// The protfs mounts listed in /proc/mounts, by mount point (octal escapes decoded).
-    static func protfsMounts() -> Set<String> {
-        guard let fd = try? FileDescriptor.open(path: "/proc/mounts", .readOnly),
-              let bytes = try? fd.readAll() else { return [] }
-        fd.close()
-        var result: Set<String> = []
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 3, fields[2] == "fuse.protfs" else { continue }
-            result.insert(unescapeMountField(String(fields[1])))
-        }
-        return result
-    }
-
-    static func unescapeMountField(_ field: String) -> String {
-        var bytes: [UInt8] = []
-        var utf8 = Array(field.utf8)[...]
-        while let byte = utf8.first {
-            if byte == UInt8(ascii: "\\"), utf8.count >= 4,
-               let value = UInt8(String(decoding: utf8.dropFirst().prefix(3), as: UTF8.self), radix: 8) {
-                bytes.append(value)
-                utf8 = utf8.dropFirst(4)
-            } else {
-                bytes.append(byte)
-                utf8 = utf8.dropFirst()
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func canonical(_ path: String) -> String? { CanonicalPath.resolved(path) }
 
     /// Clears a protfs mount whose daemon died (the kernel answers ENOTCONN), so the mount
     /// point can be used again; refuses a live one.
     static func clearDeadMount(at mountpoint: String) throws(Refusal) {
-        guard protfsMounts().contains(mountpoint) else { return }
+        guard MountTable.protfsMountPoints().contains(mountpoint) else { return }
         var st = stat()
         if stat(mountpoint, &st) == 0 {
             throw Refusal(description: "\(mountpoint) is already a protfs mount; unmount it first (fusermount3 -u \(mountpoint))")

@@ -1,1 +1,3 @@
-print("protfsctl")
+import Glibc
+
+exit(ProtfsctlTool.run(Array(CommandLine.arguments.dropFirst())))

@@ -24,6 +24,8 @@ int protfs_fallocate(int fd, int mode, off_t offset, off_t len);
 int protfs_syncfs(int fd);
 /// Credentials of the peer of a connected Unix socket (SO_PEERCRED).
 int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid);
+/// accept4(fd, NULL, NULL, SOCK_CLOEXEC): the accepted descriptor never leaks into a child.
+int protfs_accept_cloexec(int fd);
 /// Makes the process undumpable (no core, no ptrace by others, /proc/PID/mem root-only).
 int protfs_set_undumpable(void);
 int protfs_is_dumpable(void);

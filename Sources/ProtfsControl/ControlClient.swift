@@ -1,0 +1,121 @@
+import Glibc
+import ProtfsCore
+import ProtfsCrypto
+import ProtfsSystem
+
+/// One line of `protfsctl watch`.
+public enum WatchLine: Sendable, Equatable, CustomStringConvertible {
+    /// The state at the moment of subscribing: the first line.
+    case state(LockState)
+    case event(LockEvent)
+
+    public var description: String {
+        switch self {
+        case .state(let state): "state \(state.rawValue)"
+        case .event(let event): event.rawValue
+        }
+    }
+}
+
+/// `protfsctl`'s side of the control socket: finds the daemon of a mount point, sends one
+/// request per connection and decodes the reply. Failures come back as `ControlFailure`s
+/// with the exit code `protfsctl` should use.
+public struct ControlClient: Sendable {
+    /// The mount point as the daemon names it.
+    public let mountpoint: String
+    /// The sockets that may serve it, in the order they are tried.
+    let candidates: [String]
+    private let directories: [String]
+
+    /// Finds the daemon's socket without connecting (so that `passwd` can say "no daemon"
+    /// before it asks for passcodes); exit 6 when there is none.
+    public init(mountpoint: String, directories: [String] = ControlSocketPath.clientDirectories()) throws(ControlFailure) {
+        self.mountpoint = ControlSocketPath.canonicalMountpoint(mountpoint)
+        self.directories = directories
+        let name = ControlSocketPath.fileName(forMountpoint: self.mountpoint)
+        candidates = directories.map { $0 + "/" + name }.filter { path in
+            var st = stat()
+            return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK
+        }
+        guard !candidates.isEmpty else { throw Self.noDaemon(self.mountpoint, directories) }
+    }
+
+    /// Sends `request` with its passcodes and returns the daemon's reply; a `failure`
+    /// reply is thrown.
+    public func send(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(ControlFailure) -> ControlReply {
+        let socket = try connect()
+        defer { socket.close() }
+        try write(request, secrets: secrets, to: socket)
+        var source = SocketByteSource(socket: socket, deadline: nil)  // `lock --wait` may take the whole grace
+        switch try readReply(from: &source) {
+        case .failure(let failure): throw failure
+        case let reply?: return reply
+        case nil: throw ControlFailure(.failure, "the protfs daemon of \(mountpoint) closed the connection without answering; see its log")
+        }
+    }
+
+    /// Subscribes to lock events: `body` gets the state at subscription, then every event,
+    /// until it returns false or the daemon ends the stream (at unmount).
+    public func watch(_ body: (WatchLine) -> Bool) throws(ControlFailure) {
+        let socket = try connect()
+        defer { socket.close() }
+        try write(.watch, secrets: [], to: socket)
+        var source = SocketByteSource(socket: socket, deadline: nil)
+        var subscribed = false
+        while let reply = try readReply(from: &source) {
+            let line: WatchLine
+            switch (reply, subscribed) {
+            case (.failure(let failure), _): throw failure
+            case (.watching(let state), false): line = .state(state)
+            case (.event(let event), true): line = .event(event)
+            default: throw unexpected(reply)
+            }
+            subscribed = true
+            guard body(line) else { return }
+        }
+    }
+
+    /// A reply that does not fit the request.
+    public func unexpected(_ reply: ControlReply) -> ControlFailure {
+        ControlFailure(.failure, "the protfs daemon of \(mountpoint) answered with an unexpected \(reply); "
+                       + "protfsctl and the daemon must come from the same release")
+    }
+
+    private func connect() throws(ControlFailure) -> UnixSocket {
+        var refusal: Errno?
+        for path in candidates {
+            do {
+                return try UnixSocket.connected(to: path)
+            } catch {
+                // A stale socket (ECONNREFUSED) or one removed meanwhile: try the next.
+                if error.rawValue != ECONNREFUSED && error.rawValue != ENOENT { refusal = refusal ?? error }
+            }
+        }
+        if let refusal {
+            throw ControlFailure(.failure, "cannot connect to the protfs daemon of \(mountpoint): \(refusal)")
+        }
+        throw Self.noDaemon(mountpoint, directories)
+    }
+
+    private func write(_ request: ControlRequest, secrets: [SecureBuffer], to socket: UnixSocket) throws(ControlFailure) {
+        var sink = SocketByteSink(socket: socket)
+        do {
+            try ControlWire.write(request, secrets: secrets, to: &sink)
+        } catch {
+            throw ControlFailure(.failure, "cannot send the request to the protfs daemon of \(mountpoint): \(error)")
+        }
+    }
+
+    private func readReply(from source: inout SocketByteSource) throws(ControlFailure) -> ControlReply? {
+        do {
+            return try ControlWire.readReply(from: &source)
+        } catch {
+            throw ControlFailure(.failure, "the reply of the protfs daemon of \(mountpoint) was not understood: \(error)")
+        }
+    }
+
+    private static func noDaemon(_ mountpoint: String, _ places: [String]) -> ControlFailure {
+        ControlFailure(.notFound, "no protfs daemon serves \(mountpoint) (looked in \(places.joined(separator: " and "))); "
+                       + "mount it with 'protfs mount BACKING \(mountpoint)'")
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import ProtfsCore
+
+/// The JSON headers of requests and replies (see ControlProtocol.swift). Decoding is
+/// strict: the discriminator must be known and the keys must be exactly the ones its kind
+/// has, so a malformed or foreign message is refused rather than half understood.
+struct WireKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension KeyedDecodingContainer where Key == WireKey {
+    /// Throws unless the container holds exactly `expected` (plus the discriminator).
+    func requireKeys(_ expected: Set<String>, discriminator: String) throws {
+        let found = Set(allKeys.map(\.stringValue))
+        let allowed = expected.union([discriminator])
+        guard found == allowed else {
+            let unexpected = found.subtracting(allowed).sorted()
+            let missing = allowed.subtracting(found).sorted()
+            let what = unexpected.isEmpty ? "missing key \(missing[0])" : "unexpected key \(unexpected[0])"
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: what))
+        }
+    }
+
+    func unknownKind(_ kind: String, of discriminator: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: codingPath, debugDescription: "unknown \(discriminator) '\(kind)'"))
+    }
+}
+
+extension ControlRequest: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: WireKey.self)
+        let kind = try container.decode(String.self, forKey: WireKey("request"))
+        func keys(_ names: String...) throws { try container.requireKeys(Set(names), discriminator: "request") }
+        switch kind {
+        case "status": try keys(); self = .status
+        case "lock": try keys("mode"); self = .lock(try container.decode(LockRequest.self, forKey: WireKey("mode")))
+        case "unlock": try keys(); self = .unlock
+        case "passwd": try keys(); self = .changePasscode
+        case "backingPath":
+            try keys("components")
+            let components = try container.decode([[UInt8]].self, forKey: WireKey("components"))
+            guard let problem = Self.problem(inComponents: components) else {
+                self = .backingPath(components)
+                return
+            }
+            throw DecodingError.dataCorrupted(.init(codingPath: [WireKey("components")], debugDescription: problem))
+        case "watch": try keys(); self = .watch
+        default: throw container.unknownKind(kind, of: "request")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: WireKey.self)
+        switch self {
+        case .status: try container.encode("status", forKey: WireKey("request"))
+        case .lock(let mode):
+            try container.encode("lock", forKey: WireKey("request"))
+            try container.encode(mode, forKey: WireKey("mode"))
+        case .unlock: try container.encode("unlock", forKey: WireKey("request"))
+        case .changePasscode: try container.encode("passwd", forKey: WireKey("request"))
+        case .backingPath(let components):
+            try container.encode("backingPath", forKey: WireKey("request"))
+            try container.encode(components, forKey: WireKey("components"))
+        case .watch: try container.encode("watch", forKey: WireKey("request"))
+        }
+    }
+
+    /// Names from the kernel's side of a path: 1 to 255 bytes, no `/` or NUL, not `.` or
+    /// `..`; at most as many as a PATH_MAX path can hold.
+    static func problem(inComponents components: [[UInt8]]) -> String? {
+        guard components.count <= ControlLimits.maximumPathComponents else { return "too many path components" }
+        for name in components {
+            guard (1...ControlLimits.maximumNameLength).contains(name.count) else { return "a path component has \(name.count) bytes" }
+            guard !name.contains(0x2F), !name.contains(0) else { return "a path component contains '/' or NUL" }
+            guard name != [0x2E], name != [0x2E, 0x2E] else { return "a path component is '.' or '..'" }
+        }
+        return nil
+    }
+}
+
+extension ControlReply: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: WireKey.self)
+        let kind = try container.decode(String.self, forKey: WireKey("reply"))
+        func keys(_ names: String...) throws { try container.requireKeys(Set(names), discriminator: "reply") }
+        switch kind {
+        case "done": try keys(); self = .done
+        case "status": try keys("status"); self = .status(try container.decode(StatusReport.self, forKey: WireKey("status")))
+        case "backingPath": try keys("path"); self = .backingPath(try container.decode(String.self, forKey: WireKey("path")))
+        case "failure":
+            try keys("exitCode", "message")
+            let code = try container.decode(Int32.self, forKey: WireKey("exitCode"))
+            guard let exitCode = ExitCode(rawValue: code), exitCode != .success else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [WireKey("exitCode")], debugDescription: "exit code \(code) is not a failure"))
+            }
+            self = .failure(ControlFailure(exitCode, try container.decode(String.self, forKey: WireKey("message"))))
+        case "watching": try keys("state"); self = .watching(try container.decode(LockState.self, forKey: WireKey("state")))
+        case "event": try keys("event"); self = .event(try container.decode(LockEvent.self, forKey: WireKey("event")))
+        default: throw container.unknownKind(kind, of: "reply")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: WireKey.self)
+        switch self {
+        case .done: try container.encode("done", forKey: WireKey("reply"))
+        case .status(let report):
+            try container.encode("status", forKey: WireKey("reply"))
+            try container.encode(report, forKey: WireKey("status"))
+        case .backingPath(let path):
+            try container.encode("backingPath", forKey: WireKey("reply"))
+            try container.encode(path, forKey: WireKey("path"))
+        case .failure(let failure):
+            try container.encode("failure", forKey: WireKey("reply"))
+            try container.encode(failure.exitCode.rawValue, forKey: WireKey("exitCode"))
+            try container.encode(failure.message, forKey: WireKey("message"))
+        case .watching(let state):
+            try container.encode("watching", forKey: WireKey("reply"))
+            try container.encode(state, forKey: WireKey("state"))
+        case .event(let event):
+            try container.encode("event", forKey: WireKey("reply"))
+            try container.encode(event, forKey: WireKey("event"))
+        }
+    }
+}

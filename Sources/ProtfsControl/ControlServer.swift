@@ -1,0 +1,212 @@
+import Foundation
+import Glibc
+import ProtfsSystem
+import Synchronization
+
+/// Why the control socket could not be served.
+public enum ControlServerError: Error, Sendable, Equatable, CustomStringConvertible {
+    case noRuntimeDirectory
+    case unsafeDirectory(path: String)
+    case pathTooLong(path: String)
+    case alreadyServed(path: String)
+    case occupied(path: String)
+    case system(operation: String, path: String, errno: Errno)
+
+    public var description: String {
+        switch self {
+        case .noRuntimeDirectory:
+            "XDG_RUNTIME_DIR is not set, so a daemon not running as root has no place for its control socket; "
+                + "log in through a session that sets it (or set it to a private directory)"
+        case .unsafeDirectory(let path):
+            "\(path) is not a directory owned by this user or root and closed to others; remove it or fix its owner and mode"
+        case .pathTooLong(let path):
+            "the control socket path \(path) is longer than a Unix socket allows; use a shorter XDG_RUNTIME_DIR"
+        case .alreadyServed(let path):
+            "a live protfs daemon already answers on \(path); it serves this mount point"
+        case .occupied(let path):
+            "\(path) exists and is not a socket; remove it"
+        case .system(let operation, let path, let errno):
+            "cannot \(operation) \(path): \(errno)"
+        }
+    }
+}
+
+/// The daemon's control socket (SPEC section 5): created at `start()`, served by an accept
+/// thread and one thread per connection (at most `maximumConnections`; more are refused
+/// with a message), removed at `stop()`.
+public final class ControlServer: Sendable {
+    public static let maximumConnections = 64
+
+    public let socketPath: String
+    private let directory: String
+    private let handler: any ControlHandler
+    private let mountpoint: String
+    private let mountingUser: uid_t
+    private let state = Mutex(State())
+
+    private struct State {
+        var listener: UnixSocket?
+        /// The listener's inode, so `stop()` removes only the socket it created.
+        var inode: ino_t = 0
+        var acceptRunning = false
+        var stopping = false
+        var connections: [Int32: UnixSocket] = [:]
+    }
+
+    /// - Parameters:
+    ///   - mountpoint: the canonical mount point (`ControlSocketPath.canonicalMountpoint`).
+    ///   - mountingUser: who may lock, unlock, change the passcode and look up backing paths
+    ///     (besides root).
+    ///   - directory: where the socket goes; by default `/run/protfs` for root and
+    ///     `$XDG_RUNTIME_DIR/protfs` for others.
+    public init(handler: any ControlHandler, mountpoint: String, mountingUser: uid_t,
+                directory: String? = nil) throws(ControlServerError) {
+        guard let directory = directory ?? ControlSocketPath.serverDirectory() else { throw .noRuntimeDirectory }
+        self.directory = directory
+        self.handler = handler
+        self.mountpoint = mountpoint
+        self.mountingUser = mountingUser
+        socketPath = directory + "/" + ControlSocketPath.fileName(forMountpoint: mountpoint)
+        guard socketPath.utf8.count <= ControlSocketPath.maximumPathLength else { throw .pathTooLong(path: socketPath) }
+    }
+
+    /// Creates the directory (0755) and the socket (0666), removing a stale socket left by
+    /// a daemon that died; refuses when a live daemon answers there. Returns once clients
+    /// can connect.
+    public func start() throws(ControlServerError) {
+        try prepareDirectory()
+        try removeStaleSocket()
+        let listener: UnixSocket
+        do {
+            listener = try UnixSocket.listening(at: socketPath, backlog: 16)
+        } catch {
+            throw .system(operation: "listen on", path: socketPath, errno: error)
+        }
+        var st = stat()
+        guard chmod(socketPath, ControlSocketPath.socketMode) == 0, lstat(socketPath, &st) == 0 else {
+            let error = Errno.current
+            listener.close()
+            unlink(socketPath)
+            throw .system(operation: "set the mode of", path: socketPath, errno: error)
+        }
+        state.withLock { state in
+            state.listener = listener
+            state.inode = st.st_ino
+            state.acceptRunning = true
+        }
+        Thread.detachNewThread { [self] in acceptConnections(on: listener) }
+    }
+
+    /// Closes and removes the socket and ends every connection (watchers see the end of
+    /// their stream); waits a little for requests in progress to finish.
+    public func stop() {
+        let stopped: (listener: UnixSocket, inode: ino_t)? = state.withLock { state in
+            guard !state.stopping, let listener = state.listener else { return nil }
+            state.stopping = true
+            listener.shutdown()
+            return (listener, state.inode)
+        }
+        guard let stopped else { return }
+        waitUntil(seconds: 5) { !$0.acceptRunning }
+        var st = stat()
+        if lstat(socketPath, &st) == 0, st.st_ino == stopped.inode { unlink(socketPath) }
+        stopped.listener.close()
+        state.withLock { state in
+            for connection in state.connections.values { connection.shutdown() }
+        }
+        waitUntil(seconds: 2) { $0.connections.isEmpty }
+    }
+
+    // MARK: accepting
+
+    private func acceptConnections(on listener: UnixSocket) {
+        defer { state.withLock { $0.acceptRunning = false } }
+        while true {
+            let connection: UnixSocket
+            do {
+                connection = try listener.accept()
+            } catch {
+                if state.withLock({ $0.stopping }) { return }
+                switch error.rawValue {
+                case ECONNABORTED, EPROTO: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    usleep(100_000)  // out of descriptors or memory for now: let connections finish
+                    continue
+                default: return
+                }
+            }
+            let admitted = state.withLock { state in
+                guard !state.stopping, state.connections.count < Self.maximumConnections else { return false }
+                state.connections[connection.fd] = connection
+                return true
+            }
+            guard admitted else {
+                refuse(connection)
+                continue
+            }
+            let session = ControlSession(socket: connection, handler: handler, mountpoint: mountpoint, mountingUser: mountingUser)
+            Thread.detachNewThread { [self] in
+                session.serve()
+                state.withLock { _ = $0.connections.removeValue(forKey: connection.fd) }
+                connection.close()
+            }
+        }
+    }
+
+    /// Tells an excess client why, without waiting on it, and closes the connection.
+    private func refuse(_ connection: UnixSocket) {
+        let failure = ControlFailure(.failure, "the daemon of \(mountpoint) is busy with \(Self.maximumConnections) "
+                                     + "control connections; try again")
+        if let frame = try? ControlWire.encoded(.failure(failure)) {
+            frame.withUnsafeBytes { _ = try? connection.send($0, nonBlocking: true) }
+        }
+        connection.close()
+    }
+
+    private func waitUntil(seconds: Int, _ condition: (State) -> Bool) {
+        let deadline = Deadline(secondsFromNow: seconds)
+        while !state.withLock({ condition($0) }) && deadline.millisecondsLeft > 0 { usleep(10_000) }
+    }
+
+    // MARK: the socket's place
+
+    private func prepareDirectory() throws(ControlServerError) {
+        if mkdir(directory, ControlSocketPath.directoryMode) == 0 {
+            chmod(directory, ControlSocketPath.directoryMode)  // mkdir's mode went through the umask
+        } else if Errno.current != .exists {
+            throw .system(operation: "create the directory", path: directory, errno: .current)
+        }
+        var st = stat()
+        guard lstat(directory, &st) == 0 else { throw .system(operation: "inspect", path: directory, errno: .current) }
+        let euid = geteuid()
+        guard st.isDirectory, st.st_uid == euid || st.st_uid == 0, st.st_mode & 0o022 == 0 else {
+            throw .unsafeDirectory(path: directory)
+        }
+        if st.st_uid == euid, st.st_mode & 0o7777 != ControlSocketPath.directoryMode {
+            chmod(directory, ControlSocketPath.directoryMode)
+        }
+    }
+
+    /// A socket nobody answers on was left by a daemon that died: remove it. One that
+    /// answers belongs to a live daemon: refuse.
+    private func removeStaleSocket() throws(ControlServerError) {
+        var st = stat()
+        guard lstat(socketPath, &st) == 0 else {
+            if Errno.current == .noEntry { return }
+            throw .system(operation: "inspect", path: socketPath, errno: .current)
+        }
+        guard st.st_mode & S_IFMT == S_IFSOCK else { throw .occupied(path: socketPath) }
+        switch Result(catching: { () throws(Errno) in try UnixSocket.connected(to: socketPath) }) {
+        case .success(let live):
+            live.close()
+            throw .alreadyServed(path: socketPath)
+        case .failure(let error) where error.rawValue == ECONNREFUSED:
+            break
+        case .failure(let error):
+            throw .system(operation: "probe", path: socketPath, errno: error)
+        }
+        guard unlink(socketPath) == 0 || Errno.current == .noEntry else {
+            throw .system(operation: "remove the stale socket", path: socketPath, errno: .current)
+        }
+    }
+}

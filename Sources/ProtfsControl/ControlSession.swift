@@ -1,0 +1,93 @@
+import Glibc
+import ProtfsCore
+
+/// One accepted connection: reads the request within the time limit, checks the peer,
+/// calls the handler and replies. Every malformed input gets a `failure` reply naming the
+/// problem (a connection that sent nothing is just closed); nothing a client sends can
+/// crash the daemon or keep this thread past the limit, except a `watch`, which lasts as
+/// long as its client.
+struct ControlSession {
+    let socket: UnixSocket
+    let handler: any ControlHandler
+    let mountpoint: String
+    let mountingUser: uid_t
+
+    func serve() {
+        socket.setSendTimeout(seconds: ControlLimits.requestTimeoutSeconds)
+        var source = SocketByteSource(socket: socket, deadline: Deadline(secondsFromNow: ControlLimits.requestTimeoutSeconds))
+        let message: ControlRequestMessage
+        do {
+            message = try ControlWire.readRequest(from: &source)
+        } catch .closed {
+            return  // a liveness probe, or a client that changed its mind
+        } catch {
+            reply(.failure(ControlFailure(.failure, "the daemon refused the request: \(error)")))
+            return
+        }
+        if let refusal = refusal(of: message.request) {
+            reply(.failure(refusal))
+            return
+        }
+        switch message.request {
+        case .watch: watch()
+        default: reply(answer(message))
+        }
+    }
+
+    /// Privileged requests are for the mounting user and root only (SO_PEERCRED).
+    private func refusal(of request: ControlRequest) -> ControlFailure? {
+        guard request.needsMountingUser else { return nil }
+        guard let peer = socket.peer() else {
+            return ControlFailure(.failure, "not allowed: the daemon could not tell who is asking")
+        }
+        if peer.uid == 0 || peer.uid == mountingUser { return nil }
+        return ControlFailure(.failure, "not allowed: only the user who mounted \(mountpoint) (uid \(mountingUser)) and root "
+                              + "may \(request.action) it; you are uid \(peer.uid)")
+    }
+
+    private func answer(_ message: ControlRequestMessage) -> ControlReply {
+        do throws(ControlFailure) {
+            switch message.request {
+            case .status:
+                return .status(handler.status())
+            case .lock(let mode):
+                try handler.lock(mode)
+                return .done
+            case .unlock:
+                try handler.unlock(passcode: message.secrets[0])
+                return .done
+            case .changePasscode:
+                try handler.changePasscode(old: message.secrets[0], new: message.secrets[1])
+                return .done
+            case .backingPath(let components):
+                return .backingPath(try handler.backingPath(of: components))
+            case .watch:
+                preconditionFailure("watch is a stream, served by watch()")
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Subscribes, sends the state line, then waits for the client to go away (events are
+    /// sent by the subscription from the daemon's thread meanwhile).
+    private func watch() {
+        let subscription = WatchSubscription(socket: socket)
+        let current = handler.watch { event in subscription.deliver(event) }
+        subscription.start(current: current)
+        waitForHangUp()
+        subscription.finish()
+    }
+
+    /// Returns when the client closes its end, sends anything (a watch takes no input), or
+    /// the socket is shut down.
+    private func waitForHangUp() {
+        var byte: UInt8 = 0
+        _ = withUnsafeMutableBytes(of: &byte) { buffer in try? socket.receive(into: buffer, deadline: nil) }
+    }
+
+    private func reply(_ reply: ControlReply) {
+        var sink = SocketByteSink(socket: socket)
+        try? ControlWire.write(reply, to: &sink)  // a client that left needs no answer
+    }
+}

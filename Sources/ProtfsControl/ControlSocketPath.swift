@@ -1,0 +1,48 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// Where the control socket of a mount lives (SPEC section 5):
+/// `/run/protfs/<16 hex digits>.sock` for a root daemon, `$XDG_RUNTIME_DIR/protfs/...` for
+/// any other, named after the first 8 bytes of SHA-256 of the canonical mount point path so
+/// that any path spelling of the same mount point finds the same socket.
+public enum ControlSocketPath {
+    public static let systemDirectory = "/run/protfs"
+    static let directoryMode: mode_t = 0o755
+    static let socketMode: mode_t = 0o666
+    /// `sun_path` holds 108 bytes including the terminating NUL.
+    static let maximumPathLength = 107
+
+    /// The socket's file name for a canonical mount point.
+    public static func fileName(forMountpoint canonical: String) -> String {
+        let digest = SHA256.hash(Array(canonical.utf8)).prefix(8)
+        return digest.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined() + ".sock"
+    }
+
+    /// The directory a daemon running as `euid` serves from, or nil for a non-root daemon
+    /// without `XDG_RUNTIME_DIR`.
+    public static func serverDirectory(euid: uid_t = geteuid()) -> String? {
+        euid == 0 ? systemDirectory : userRuntimeDirectory()
+    }
+
+    /// Where `protfsctl` looks, in order: the system directory, then the user's.
+    public static func clientDirectories() -> [String] {
+        [systemDirectory] + (userRuntimeDirectory().map { [$0] } ?? [])
+    }
+
+    /// The mount point as the daemon names it: `realpath`, or, when the mount is dead or
+    /// gone, the best lexical form (the client never needs access to the mount itself).
+    public static func canonicalMountpoint(_ path: String) -> String {
+        CanonicalPath.bestEffort(path)
+    }
+
+    private static func userRuntimeDirectory() -> String? {
+        guard let raw = getenv("XDG_RUNTIME_DIR") else { return nil }
+        let directory = String(cString: raw)
+        guard directory.hasPrefix("/") else { return nil }  // the XDG spec: relative values are invalid
+        return directory + "/protfs"
+    }
+}

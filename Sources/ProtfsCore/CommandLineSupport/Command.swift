@@ -1,0 +1,64 @@
+/// One subcommand of `protfs` or `protfsctl`: how it is called and what it does. `run`
+/// throws `UsageError` (exit 2), a `CommandError` (its own exit code and message) or
+/// `CommandExit` (already reported); anything else exits 1.
+public struct Command: Sendable {
+    /// One or more words (`class get`), matched against the start of the arguments.
+    public let name: String
+    /// The arguments after the name, as the usage line shows them.
+    public let synopsis: String
+    /// Options that take a value (`--name VALUE` or `--name=VALUE`).
+    public let valueOptions: Set<String>
+    /// Options that take none.
+    public let flags: Set<String>
+    public let run: @Sendable (ParsedArguments) throws -> Void
+
+    public init(name: String, synopsis: String, valueOptions: Set<String> = [], flags: Set<String> = [],
+                run: @escaping @Sendable (ParsedArguments) throws -> Void) {
+        self.name = name
+        self.synopsis = synopsis
+        self.valueOptions = valueOptions
+        self.flags = flags
+        self.run = run
+    }
+
+    var words: [String] { name.split(separator: " ").map(String.init) }
+
+    /// Runs the command on the arguments after its name; `tool` prefixes its messages.
+    func execute(_ arguments: [String], tool: String) -> Int32 {
+        let prefix = "\(tool) \(name)"
+        do {
+            try run(try ParsedArguments(arguments, valueOptions: valueOptions, flags: flags))
+            return ExitCode.success.rawValue
+        } catch let exit as CommandExit {
+            return exit.code.rawValue
+        } catch let error as UsageError {
+            writeError("\(prefix): \(error.message)\nusage: \(prefix) \(synopsis)\n")
+            return ExitCode.usage.rawValue
+        } catch let error as any CommandError {
+            writeError("\(prefix): \(error.description)\n")
+            return error.exitCode.rawValue
+        } catch {
+            writeError("\(prefix): \(error)\n")
+            return ExitCode.failure.rawValue
+        }
+    }
+}
+
+/// An error that knows its exit code and says what failed and what to do.
+public protocol CommandError: Error, CustomStringConvertible {
+    var exitCode: ExitCode { get }
+}
+
+extension VaultError: CommandError {}
+
+/// A command that has already said what went wrong and only needs to exit with `code`.
+public struct CommandExit: Error {
+    public let code: ExitCode
+    public init(code: ExitCode) { self.code = code }
+}
+
+/// A mistake in how a command was called (exit 2); the message names the culprit.
+public struct UsageError: Error {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,44 @@
+/// A tool's subcommands (`protfs`, `protfsctl`): finds the command named by the first
+/// arguments, prints the usage, and returns the exit code. Adding a command is a file that
+/// defines its `Command` and a line in the tool's table.
+public struct CommandTable: Sendable {
+    public let tool: String
+    public let commands: [Command]
+
+    public init(tool: String, commands: [Command]) {
+        self.tool = tool
+        self.commands = commands
+    }
+
+    public func run(_ arguments: [String]) -> Int32 {
+        guard let first = arguments.first else {
+            writeError(usage)
+            return ExitCode.usage.rawValue
+        }
+        if ["help", "--help", "-h"].contains(first) {
+            print(usage, terminator: "")
+            return ExitCode.success.rawValue
+        }
+        // The longest name wins, so `class get` is not taken for a command `class`.
+        let matching = commands.filter { arguments.starts(with: $0.words) }
+        guard let command = matching.max(by: { $0.words.count < $1.words.count }) else {
+            let isGroup = commands.contains { $0.words.count > 1 && $0.words.first == first }
+            let named = isGroup ? arguments.prefix(2).joined(separator: " ") : first
+            writeError("\(tool): unknown command '\(named)'\n" + usage)
+            return ExitCode.usage.rawValue
+        }
+        return command.execute(Array(arguments.dropFirst(command.words.count)), tool: tool)
+    }
+
+    public var usage: String {
+        "usage:\n" + commands.map { "  \(tool) \($0.name) \($0.synopsis)".trimmingTrailingSpaces + "\n" }.joined()
+    }
+}
+
+extension String {
+    var trimmingTrailingSpaces: String {
+        var s = Substring(self)
+        while s.last == " " { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,29 @@
+import Glibc
+import ProtfsSystem
+
+/// Messages go to stderr with `write(2)`: the C `stderr` global is mutable state Swift 6
+/// rejects, and a message must not be lost to buffering when a command exits.
+public func writeError(_ message: String) {
+    writeFully(STDERR_FILENO, message)
+}
+
+/// Output that must reach a pipe at once (`protfsctl watch`), unbuffered. False when
+/// standard output is gone.
+@discardableResult
+public func writeOutput(_ text: String) -> Bool {
+    writeFully(STDOUT_FILENO, text)
+}
+
+@discardableResult
+private func writeFully(_ fd: Int32, _ text: String) -> Bool {
+    let bytes = Array(text.utf8)
+    return bytes.withUnsafeBytes { buffer in
+        var done = 0
+        while done < buffer.count {
+            guard let n = try? syscallRetrying({ Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done) })
+            else { return false }
+            done += n
+        }
+        return true
+    }
+}

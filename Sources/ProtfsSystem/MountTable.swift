@@ -1,0 +1,35 @@
+/// The kernel's table of mounts (`/proc/mounts`), read by `protfs mount` (is a protfs mount
+/// already there?) and `protfsctl backing-path` (which mount holds this path?).
+public enum MountTable {
+    /// The filesystem type the kernel shows for a protfs mount (`subtype=protfs`).
+    public static let protfsType = "fuse.protfs"
+
+    /// The mount points of the protfs mounts, octal escapes decoded.
+    public static func protfsMountPoints() -> [String] {
+        guard let fd = try? FileDescriptor.open(path: "/proc/mounts", .readOnly),
+              let bytes = try? fd.readAll() else { return [] }
+        fd.close()
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count >= 3, fields[2] == protfsType else { return nil }
+            return unescape(String(fields[1]))
+        }
+    }
+
+    /// The kernel writes space, tab, newline and backslash in a mount point as `\ooo`.
+    static func unescape(_ field: String) -> String {
+        var bytes: [UInt8] = []
+        var utf8 = Array(field.utf8)[...]
+        while let byte = utf8.first {
+            if byte == UInt8(ascii: "\\"), utf8.count >= 4,
+               let value = UInt8(String(decoding: utf8.dropFirst().prefix(3), as: UTF8.self), radix: 8) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(4)
+            } else {
+                bytes.append(byte)
+                utf8 = utf8.dropFirst()
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,30 @@
+import ProtfsControl
+import ProtfsCore
+import ProtfsSystem
+
+/// `protfsctl backing-path PATH`: the backing object of PATH (itself, not a symlink's
+/// target), relative to the backing directory. The protfs mount holding PATH is the
+/// longest protfs mount point that prefixes it in /proc/mounts; its daemon translates the
+/// names.
+enum BackingPathCommand {
+    static let command = Command(name: "backing-path", synopsis: "PATH") { arguments in
+        let path = try arguments.operands("PATH")[0]
+        guard let absolute = CanonicalPath.resolvingParent(path) else {
+            throw ControlFailure(.notFound, "\(path): no such file or directory")
+        }
+        guard let mountpoint = containingMount(absolute) else {
+            throw ControlFailure(.notFound, "\(path) is not on a protfs mount")
+        }
+        let components = absolute.dropFirst(mountpoint.count).split(separator: "/").map { Array($0.utf8) }
+        let client = try ControlClient(mountpoint: mountpoint)
+        let reply = try client.send(.backingPath(components))
+        guard case .backingPath(let backingPath) = reply else { throw client.unexpected(reply) }
+        writeOutput(backingPath + "\n")
+    }
+
+    private static func containingMount(_ absolute: String) -> String? {
+        MountTable.protfsMountPoints().filter { mountpoint in
+            absolute == mountpoint || absolute.hasPrefix(mountpoint == "/" ? "/" : mountpoint + "/")
+        }.max { $0.count < $1.count }
+    }
+}

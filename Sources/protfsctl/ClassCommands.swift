@@ -1,0 +1,109 @@
+import Glibc
+import ProtfsCore
+import ProtfsSystem
+
+/// `protfsctl class get PATH...` and `protfsctl class set [-R] CLASS PATH...`: through the
+/// `user.protfs.class` attribute, so the mount's own rules (and POSIX permissions) apply
+/// exactly as for `getfattr`/`setfattr`.
+enum ClassCommands {
+    static let attribute = "user.protfs.class"
+
+    static let get = Command(name: "class get", synopsis: "PATH...") { arguments in
+        let paths = try arguments.variadicOperands("PATH")
+        var failures = FailureTally(single: paths.count == 1)
+        for path in paths {
+            do throws(Errno) {
+                let object = try FileDescriptor.open(path: path, .path)
+                defer { object.close() }
+                let value = String(decoding: try object.extendedAttribute(attribute), as: UTF8.self)
+                writeOutput(paths.count == 1 ? "\(value)\n" : "\(value)\t\(path)\n")
+            } catch {
+                failures.report("class get", path, error, reading: true)
+            }
+        }
+        try failures.finish()
+    }
+
+    static let set = Command(name: "class set", synopsis: "[-R] CLASS PATH...", flags: ["-R"]) { arguments in
+        let operands = try arguments.variadicOperands("CLASS", "PATH")
+        guard let protectionClass = ProtectionClass(spelling: operands[0]) else {
+            let names = ProtectionClass.allCases.map(\.name).joined(separator: ", ")
+            throw UsageError("unknown class '\(operands[0])'; use one of \(names), their NSFileProtection names, or A-D")
+        }
+        let recursive = arguments.isSet("-R")
+        var failures = FailureTally(single: operands.count == 2 && !recursive)
+        for path in operands.dropFirst() {
+            do throws(Errno) {
+                // The operand itself is followed like setfattr does; nothing below it is.
+                let object = try FileDescriptor.open(path: path, .path)
+                defer { object.close() }
+                setClass(protectionClass, of: object, path: path, recursive: recursive, failures: &failures)
+            } catch {
+                failures.report("class set", path, error, reading: false)
+            }
+        }
+        try failures.finish()
+    }
+
+    /// Sets the class of a regular file or directory, then, with -R, of everything below a
+    /// directory; symlinks and other nodes have no class and are passed over.
+    private static func setClass(_ protectionClass: ProtectionClass, of object: FileDescriptor, path: String,
+                                 recursive: Bool, failures: inout FailureTally) {
+        do throws(Errno) {
+            let st = try object.status()
+            guard st.isRegularFile || st.isDirectory else {
+                if !recursive { throw Errno.noData }
+                return
+            }
+            do {
+                try object.setExtendedAttribute(attribute, Array(protectionClass.name.utf8))
+            } catch {
+                failures.report("class set", path, error, reading: false)
+            }
+            guard recursive, st.isDirectory else { return }
+            for name in try object.entryNames().sorted() {
+                let childPath = path.hasSuffix("/") ? path + name : path + "/" + name
+                do throws(Errno) {
+                    let child = try FileDescriptor.open(name, in: object, .path)  // O_NOFOLLOW: a symlink is the link
+                    defer { child.close() }
+                    setClass(protectionClass, of: child, path: childPath, recursive: true, failures: &failures)
+                } catch {
+                    failures.report("class set", childPath, error, reading: false)
+                }
+            }
+        } catch {
+            failures.report("class set", path, error, reading: false)
+        }
+    }
+}
+
+/// Per-path failures: each is reported on stderr and the command goes on. The exit code is
+/// that of the failure for a single path, 1 when any of several failed.
+struct FailureTally {
+    let single: Bool
+    private var code: ExitCode?
+
+    init(single: Bool) { self.single = single }
+
+    mutating func report(_ command: String, _ path: String, _ error: Errno, reading: Bool) {
+        writeError("protfsctl \(command): \(path): \(Self.explain(error, reading: reading))\n")
+        code = single ? (error == .noEntry ? .notFound : .failure) : .failure
+    }
+
+    func finish() throws(CommandExit) {
+        if let code { throw CommandExit(code: code) }
+    }
+
+    private static func explain(_ error: Errno, reading: Bool) -> String {
+        switch error {
+        case .noEntry: "no such file or directory"
+        case .noData, .notSupported:
+            "has no protection class: only regular files and directories on a protfs mount have one"
+        case .permissionDenied where !reading:
+            "permission denied: changing a file's class needs write permission and both classes' keys "
+                + "(unlock the vault with 'protfsctl unlock MOUNTPOINT' and try again)"
+        case .notPermitted: "operation not permitted: only the owner (or root) may change a class"
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import CProtfsSys
+import ProtfsCore
+
+/// The `protfsctl` command: talks to a mounted vault's daemon over its control socket, and
+/// reads or sets protection classes through the `user.protfs.class` attribute.
+enum ProtfsctlTool {
+    static let table = CommandTable(tool: "protfsctl", commands: [
+        LockCommand.command,
+        UnlockCommand.command,
+        StatusCommand.command,
+        PasswdCommand.command,
+        WatchCommand.command,
+        ClassCommands.get,
+        ClassCommands.set,
+        BackingPathCommand.command,
+    ])
+
+    static func run(_ arguments: [String]) -> Int32 {
+        // unlock and passwd hold passcodes: no core dump may carry them.
+        _ = protfs_set_undumpable()
+        return table.run(arguments)
+    }
+}

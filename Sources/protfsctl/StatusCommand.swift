@@ -1,0 +1,41 @@
+import Foundation
+import ProtfsControl
+import ProtfsCore
+
+/// `protfsctl status MOUNTPOINT [--json]`: the lock state and the daemon's settings, as one
+/// JSON object (SPEC section 5's fields) or for people.
+enum StatusCommand {
+    static let command = Command(name: "status", synopsis: "MOUNTPOINT [--json]", flags: ["--json"]) { arguments in
+        let mountpoint = try arguments.operands("MOUNTPOINT")[0]
+        let client = try ControlClient(mountpoint: mountpoint)
+        let reply = try client.send(.status)
+        guard case .status(let report) = reply else { throw client.unexpected(reply) }
+        writeOutput(arguments.isSet("--json") ? try json(report) : text(report))
+    }
+
+    static func json(_ report: StatusReport) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(report), as: UTF8.self) + "\n"
+    }
+
+    static func text(_ report: StatusReport) -> String {
+        var state = report.state.rawValue
+        if let left = report.graceSecondsLeft { state += " (\(left) s of grace left)" }
+        var rows: [(String, String)] = [
+            ("state", state),
+            ("mount point", report.mountpoint),
+            ("backing directory", report.backing),
+            ("daemon pid", String(report.pid)),
+            ("passcode set", report.passcodeSet ? "yes" : "no"),
+            ("grace period", "\(report.grace) s"),
+            ("auto-lock", report.autolock == 0 ? "off" : "after \(report.autolock) s without requests"),
+            ("failed attempts", String(report.failedAttempts)),
+        ]
+        if let retry = report.retryAfterSeconds { rows.append(("next attempt", "in \(retry) s")) }
+        let width = rows.map(\.0.count).max()! + 2
+        return rows.map { label, value in
+            (label + ":").padding(toLength: width, withPad: " ", startingAt: 0) + value + "\n"
+        }.joined()
+    }
+}

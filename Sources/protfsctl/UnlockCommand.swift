@@ -1,0 +1,14 @@
+import ProtfsControl
+import ProtfsCore
+
+/// `protfsctl unlock MOUNTPOINT [--passcode-file FILE]`: the passcode from the file, the
+/// terminal (no echo) or the first line of standard input, sent from locked memory.
+enum UnlockCommand {
+    static let command = Command(name: "unlock", synopsis: "MOUNTPOINT [--passcode-file FILE]",
+                                 valueOptions: ["--passcode-file"]) { arguments in
+        let mountpoint = try arguments.operands("MOUNTPOINT")[0]
+        let client = try ControlClient(mountpoint: mountpoint)  // "no daemon" before asking for a passcode
+        let passcode = try PasscodeReader(passcodeFile: arguments.value("--passcode-file")).read()
+        try client.perform(.unlock, secrets: [passcode])
+    }
+}
