@@ -12,4 +12,6 @@ public enum ReservedNames {
     public static let longPrefix = "protfs.long."
     /// Suffix of the sidecar holding a long entry's encoded name.
     public static let sidecarSuffix = ".name"
+    /// Where `fsck --repair` puts objects the mount cannot read, in the backing root only.
+    public static let lostAndFound = "protfs.lost+found"
 }

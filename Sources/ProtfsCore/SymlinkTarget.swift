@@ -78,8 +78,9 @@ public enum SymlinkTarget {
         (1...maximumTargetLength).contains(sealedLength - XChaCha20Poly1305.overhead)
     }
 
-    /// The link id of an out-of-line target `@<32 lowercase hex digits>`, else nil.
-    private static func linkID(of backingTarget: String) -> ObjectID? {
+    /// The link id of an out-of-line target `@<32 lowercase hex digits>`, else nil (fsck
+    /// collects them to find blobs no symlink refers to).
+    static func linkID(of backingTarget: String) -> ObjectID? {
         let characters = Array(backingTarget.utf8)
         guard characters.count == 1 + 2 * ObjectID.byteCount,
               characters.first == UInt8(ascii: "@") else { return nil }

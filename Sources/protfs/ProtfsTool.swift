@@ -7,6 +7,7 @@ enum ProtfsTool {
     static let table = CommandTable(tool: "protfs", commands: [
         InitCommand.command,
         MountCommand.command,
+        FsckCommand.command,
         VersionCommand.command,
     ])
 

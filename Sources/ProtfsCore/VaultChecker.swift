@@ -1,0 +1,291 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// `protfs fsck`: one pass over an opened (so locked) vault's backing directory. Every
+/// directory's metadata and class hint, every entry name (long names and their sidecars
+/// too), every file's header, hint and, when its class key is in memory, every chunk, every
+/// symlink target, every sealed xattr, and the out-of-line symlink targets no symlink uses.
+/// Only `*at` calls with `O_NOFOLLOW`, and each entry's type is taken with `fstatat` before
+/// anything opens it: no symlink is followed, no FIFO or device is ever opened.
+///
+/// In every run, `protfs.tmp.*` leftovers of interrupted atomic writes are removed and
+/// missing class hints written, unreported (SPEC section 4: the daemon's own housekeeping).
+/// With `repair`, each finding's remedy is applied as it is found: hints rewritten from the
+/// header or `protfs.dir`, unreadable objects moved to `protfs.lost+found`, orphan sidecars
+/// and undecodable xattrs removed. Healthy objects are never touched.
+public final class VaultChecker {
+    typealias Location = VaultFinding.Location
+    typealias Problem = VaultFinding.Problem
+
+    let vault: Vault
+    let repair: Bool
+    var report = VaultCheckReport()
+    let lostAndFound: LostAndFound
+    var keys: FilesystemKeys { vault.filesystemKeys }
+    var keyring: ClassKeyring { vault.keyring }
+    /// Per backing inode (hard links share one): why the file's contents cannot be read, or
+    /// nil when they can, so a file with several names is read once.
+    var fileVerdicts: [BackingNode.Identity: Problem?] = [:]
+    /// Out-of-line targets some backing symlink refers to, by link id.
+    var referencedLinks: Set<ObjectID> = []
+    /// False once part of the tree could not be listed: a blob may belong to a symlink there,
+    /// so none is called an orphan.
+    var everySymlinkSeen = true
+    /// Plaintext of one read, wiped after each file.
+    let scratch = SecureBuffer(count: Int(EncryptedFile.chunksPerRun) * ContentLayout.chunkByteCount)
+
+    public init(vault: Vault, repair: Bool) {
+        self.vault = vault
+        self.repair = repair
+        lostAndFound = LostAndFound(root: vault.backingRoot)
+    }
+
+    /// Checks (and with `repair`, repairs) everything, once.
+    public func run() -> VaultCheckReport {
+        let installed = keyring.installedClasses
+        report.classesWithoutKeys = ProtectionClass.allCases.filter { !installed.contains($0) }
+        let root = vault.backingRoot
+        let metadata = vault.rootMetadata
+        let location = Location.mount(path: Self.rootPath, backingPath: ".")
+        report.directories += 1
+        checkClassHint(of: root, objectID: metadata.directoryID, actual: metadata.protectionClass, location: location)
+        checkAttributes(of: root, objectID: metadata.directoryID, location: location)
+        walk(root, directoryID: metadata.directoryID, path: Self.rootPath, backingPath: nil)
+        if let moved = try? FileDescriptor.open(ReservedNames.lostAndFound, in: root, [.readOnly, .directory, .nonBlocking]) {
+            defer { moved.close() }
+            collectLinkReferences(in: moved)
+        }
+        checkLinkBlobs()
+        return report
+    }
+
+    static let rootPath: [UInt8] = [UInt8(ascii: "/")]
+
+    static func join(_ directory: [UInt8], _ name: [UInt8]) -> [UInt8] {
+        directory == rootPath ? rootPath + name : directory + rootPath + name
+    }
+
+    // MARK: the walk
+
+    /// Checks every entry of a directory whose metadata authenticated; `backingPath` is nil
+    /// for the root.
+    private func walk(_ directory: FileDescriptor, directoryID: ObjectID, path: [UInt8], backingPath: String?) {
+        let names: [String]
+        do { names = try directory.entryNames().sorted() } catch {
+            everySymlinkSeen = false
+            record(.unreadable(operation: "list", errno: error), at: .mount(path: path, backingPath: backingPath ?? "."))
+            return
+        }
+        for name in names {
+            let childBackingPath = backingPath.map { $0 + "/" + name } ?? name
+            let status: stat
+            do { status = try directory.status(of: name) } catch {
+                let location = Location.undecodable(directory: path, backingPath: childBackingPath)
+                if error != .noEntry {
+                    record(.unreadable(operation: "stat", errno: error), at: location)
+                } else if BackingEntryName.classify(name) != .sidecar {
+                    // Not found under the name the listing gave: a name that is not UTF-8 (the
+                    // listing repairs it), which protfs never writes.
+                    record(.foreign, at: location)
+                }
+                // Else a sidecar that went along with its long entry to lost+found.
+                continue
+            }
+            switch BackingEntryName.classify(name) {
+            case .reserved:
+                checkReserved(name, status: status, in: directory, isRoot: backingPath == nil,
+                              location: .undecodable(directory: path, backingPath: childBackingPath))
+            case .foreign:
+                record(.foreign, at: .undecodable(directory: path, backingPath: childBackingPath))
+            case .sidecar:
+                checkSidecar(name, in: directory, location: .undecodable(directory: path, backingPath: childBackingPath))
+            case .encoded, .longEntry:
+                if let plaintext = BackingEntryName.plaintextName(of: name, in: directory, directoryID: directoryID, keys: keys) {
+                    checkObject(name, status: status, in: directory,
+                                path: Self.join(path, plaintext), backingPath: childBackingPath)
+                } else {
+                    checkUndecodable(name, status: status, in: directory,
+                                     location: .undecodable(directory: path, backingPath: childBackingPath))
+                }
+            }
+        }
+    }
+
+    private func checkObject(_ name: String, status: stat, in parent: FileDescriptor, path: [UInt8], backingPath: String) {
+        let location = Location.mount(path: path, backingPath: backingPath)
+        switch status.fileType {
+        case S_IFDIR:
+            report.directories += 1
+            checkDirectory(name, in: parent, path: path, backingPath: backingPath)
+        case S_IFREG:
+            report.files += 1
+            checkFile(name, status: status, in: parent, location: location)
+        case S_IFLNK:
+            report.symlinks += 1
+            checkSymlink(name, in: parent, location: location)
+        default:
+            // FIFOs, sockets and device nodes are stored as they are: only their names are ours.
+            report.otherNodes += 1
+        }
+    }
+
+    private func checkDirectory(_ name: String, in parent: FileDescriptor, path: [UInt8], backingPath: String) {
+        let location = Location.mount(path: path, backingPath: backingPath)
+        let directory: FileDescriptor
+        do { directory = try FileDescriptor.open(name, in: parent, [.readOnly, .directory, .nonBlocking]) } catch {
+            everySymlinkSeen = false
+            record(.unreadable(operation: "open", errno: error), at: location)
+            return
+        }
+        defer { directory.close() }
+        let metadata: DirectoryMetadata
+        do { metadata = try DirectoryMetadata.read(in: directory, vaultID: vault.vaultID, keys: keys) } catch {
+            guard error == .noEntry || error == .io else {
+                everySymlinkSeen = false
+                record(.unreadable(operation: "read the metadata of", errno: error), at: location)
+                return
+            }
+            collectLinkReferences(in: directory)
+            moveToLostAndFound(name, in: parent, location: location,
+                               problem: error == .noEntry ? .directoryMetadataMissing : .directoryMetadataDamaged)
+            return
+        }
+        checkClassHint(of: directory, objectID: metadata.directoryID, actual: metadata.protectionClass, location: location)
+        checkAttributes(of: directory, objectID: metadata.directoryID, location: location)
+        walk(directory, directoryID: metadata.directoryID, path: path, backingPath: backingPath)
+    }
+
+    private func checkSymlink(_ name: String, in parent: FileDescriptor, location: Location) {
+        let target: String
+        do { target = try parent.readSymlink(name) } catch {
+            everySymlinkSeen = false
+            record(.unreadable(operation: "read the symlink", errno: error), at: location)
+            return
+        }
+        noteLinkReference(target)
+        do { _ = try SymlinkTarget.load(backingTarget: target, keys: keys, root: vault.backingRoot) } catch {
+            moveToLostAndFound(name, in: parent, location: location, problem: .symlinkTargetDamaged)
+        }
+    }
+
+    /// An entry that looks like ours but whose name does not decode: the whole object goes.
+    private func checkUndecodable(_ name: String, status: stat, in parent: FileDescriptor, location: Location) {
+        switch status.fileType {
+        case S_IFDIR:
+            report.directories += 1
+            if let directory = try? FileDescriptor.open(name, in: parent, [.readOnly, .directory, .nonBlocking]) {
+                defer { directory.close() }
+                collectLinkReferences(in: directory)
+            } else {
+                everySymlinkSeen = false
+            }
+        case S_IFREG: report.files += 1
+        case S_IFLNK:
+            report.symlinks += 1
+            if let target = try? parent.readSymlink(name) { noteLinkReference(target) } else { everySymlinkSeen = false }
+        default: report.otherNodes += 1
+        }
+        var problem = Problem.nameUndecodable
+        if BackingEntryName.classify(name) == .longEntry {
+            let sidecarExists = (try? parent.status(of: name + ReservedNames.sidecarSuffix)) != nil
+            problem = sidecarExists ? .longNameSidecarMismatch : .longNameSidecarMissing
+        }
+        moveToLostAndFound(name, in: parent, location: location, problem: problem)
+    }
+
+    /// The daemon's own names: `protfs.dir` everywhere; the keybag, the link blobs and
+    /// lost+found in the root; temporaries (removed). Anything else in the namespace is foreign.
+    private func checkReserved(_ name: String, status: stat, in directory: FileDescriptor, isRoot: Bool, location: Location) {
+        switch name {
+        case DirectoryMetadata.fileName where status.isRegularFile,
+             Keybag.fileName where isRoot && status.isRegularFile,
+             ReservedNames.links where isRoot && status.isDirectory,
+             ReservedNames.lostAndFound where isRoot && status.isDirectory:
+            return
+        default:
+            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile {
+                removeTemporary(name, in: directory)
+            } else {
+                record(.foreign, at: location)
+            }
+        }
+    }
+
+    private func checkSidecar(_ name: String, in directory: FileDescriptor, location: Location) {
+        let entry = String(name.dropLast(ReservedNames.sidecarSuffix.utf8.count))
+        do {
+            _ = try directory.status(of: entry)
+        } catch .noEntry {
+            record(.orphanSidecar, at: location) { () throws(Errno) in
+                try directory.removeFile(name)
+                return .removed
+            }
+        } catch {
+            record(.unreadable(operation: "stat the entry of", errno: error), at: location)
+        }
+    }
+
+    func removeTemporary(_ name: String, in directory: FileDescriptor) {
+        if (try? directory.removeFile(name)) != nil { report.temporaryFilesRemoved += 1 }
+    }
+
+    // MARK: out-of-line symlink targets
+
+    func noteLinkReference(_ backingTarget: String) {
+        if let linkID = SymlinkTarget.linkID(of: backingTarget) { referencedLinks.insert(linkID) }
+    }
+
+    /// Notes the out-of-line targets of the symlinks under a directory the walk does not
+    /// enter (one whose names cannot be read, or lost+found), so their blobs are no orphans.
+    private func collectLinkReferences(in directory: FileDescriptor) {
+        guard let names = try? directory.entryNames() else {
+            everySymlinkSeen = false
+            return
+        }
+        for name in names {
+            guard let status = try? directory.status(of: name) else { continue }
+            if status.isSymlink {
+                if let target = try? directory.readSymlink(name) { noteLinkReference(target) } else { everySymlinkSeen = false }
+            } else if status.isDirectory {
+                guard let child = try? FileDescriptor.open(name, in: directory, [.readOnly, .directory, .nonBlocking]) else {
+                    everySymlinkSeen = false
+                    continue
+                }
+                defer { child.close() }
+                collectLinkReferences(in: child)
+            }
+        }
+    }
+
+    /// `protfs.links`: each blob must be referred to by some symlink; temporaries go.
+    private func checkLinkBlobs() {
+        let links: FileDescriptor
+        do { links = try FileDescriptor.open(ReservedNames.links, in: vault.backingRoot, [.readOnly, .directory, .nonBlocking]) } catch {
+            // Missing (no long target yet), or not a directory (reported by the walk).
+            if error != .noEntry && error != .notDirectory && error != .loop {
+                record(.unreadable(operation: "list", errno: error), at: .daemonFile(backingPath: ReservedNames.links))
+            }
+            return
+        }
+        defer { links.close() }
+        let names: [String]
+        do { names = try links.entryNames().sorted() } catch {
+            record(.unreadable(operation: "list", errno: error), at: .daemonFile(backingPath: ReservedNames.links))
+            return
+        }
+        for name in names {
+            let location = Location.daemonFile(backingPath: ReservedNames.links + "/" + name)
+            guard let status = try? links.status(of: name) else { continue }
+            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile {
+                removeTemporary(name, in: links)
+            } else if let linkID = SymlinkTarget.linkID(of: "@" + name), status.isRegularFile {
+                if everySymlinkSeen, !referencedLinks.contains(linkID) {
+                    moveToLostAndFound(name, in: links, location: location, problem: .orphanLinkBlob)
+                }
+            } else {
+                record(.foreign, at: location)
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Glibc
+import ProtfsCore
+import ProtfsCrypto
+
+/// `protfs fsck BACKING [--repair] [--device-key PATH] [--passcode-file FILE]`: checks an
+/// unmounted vault (the backing lock refuses a mounted one), prints one line per finding
+/// and a summary, and exits 0 clean, 8 damage left, 1 could not check (SPEC section 5).
+enum FsckCommand {
+    static let command = Command(
+        name: "fsck",
+        synopsis: "BACKING [--repair] [--device-key PATH] [--passcode-file FILE]",
+        valueOptions: ["--device-key", "--passcode-file"],
+        flags: ["--repair"],
+        run: run)
+
+    /// How long a piped standard input may take to deliver the passcode line.
+    static let standardInputWaitMilliseconds: Int32 = 2000
+
+    private static func run(_ arguments: ParsedArguments) throws {
+        let backing = try arguments.operands("BACKING")[0]
+        let vault: Vault
+        do { vault = try Vault.open(backing: backing, deviceKeyPath: arguments.value("--device-key")) } catch .rootMetadataDamaged {
+            print("damaged: /: directory metadata (protfs.dir) of the root fails authentication, so no name in the vault "
+                  + "can be read; --repair cannot fix this: restore protfs.dir from a backup")
+            throw CommandExit(code: .damage)
+        }
+        for warning in vault.warnings { writeError("protfs fsck: warning: \(warning)\n") }
+        if let passcode = try readPasscode(file: arguments.value("--passcode-file")) {
+            try vault.unlock(passcode: passcode)
+        }
+        let report = VaultChecker(vault: vault, repair: arguments.isSet("--repair")).run()
+        for finding in report.findings { print(finding.line) }
+        print("protfs fsck: \(report.summary)")
+        if report.exitCode != .success { throw CommandExit(code: report.exitCode) }
+    }
+
+    /// The passcode is optional here: without one, fsck checks what needs none. From
+    /// `--passcode-file`; else the terminal (an empty line skips); else the first line of
+    /// standard input, if one comes within `standardInputWaitMilliseconds` (an empty or closed input,
+    /// or none at all, skips: fsck never hangs on an idle pipe).
+    private static func readPasscode(file: String?) throws(VaultError) -> SecureBuffer? {
+        let reader = PasscodeReader(passcodeFile: file)
+        if file != nil { return try reader.read() }
+        if isatty(STDIN_FILENO) != 1 {
+            var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+            guard poll(&input, 1, standardInputWaitMilliseconds) == 1 else { return nil }
+        }
+        do {
+            return try reader.read(prompt: "Passcode (empty to check only what needs none): ")
+        } catch .passcodeEmpty, .passcodeMissing {
+            return nil
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// `protfs fsck` as a user runs it, on vaults written through real mounts.
+@Suite("protfs fsck", .serialized)
+struct FsckTests {
+    /// A file whose backing object is found by its size: 50000 plaintext bytes are 12 full
+    /// chunks and one of 848 bytes after the 328-byte header.
+    static let damagedSize = 50000
+    static let damagedBackingSize = 328 + 12 * 4136 + 848 + 40
+
+    func fsck(_ vault: TestVault, _ extra: [String] = [], passcode: Bool = true, timeout: TimeInterval = 60) -> CommandResult {
+        var arguments = ["fsck", vault.backing, "--device-key", vault.deviceKey] + extra
+        if passcode { arguments += ["--passcode-file", vault.passcodeFile] }
+        return CommandRunner.run(TestVault.protfs, arguments, timeout: timeout)
+    }
+
+    /// Mounts, writes a small tree (one file of `damagedSize` bytes), and unmounts.
+    func populate(_ vault: TestVault) throws {
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let script = """
+            set -e
+            cd '\(vault.mountpoint)'
+            mkdir -p docs/old
+            head -c \(Self.damagedSize) /dev/urandom > docs/report.txt
+            echo kept > docs/old/kept.txt
+            echo open > open.txt
+            setfattr -n user.protfs.class -v none open.txt
+            setfattr -n user.note -v hello docs/old/kept.txt
+            ln -s old/kept.txt docs/link
+            """
+        let result = CommandRunner.shell(script)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+    }
+
+    @Test("a clean vault exits 0; without a passcode the protected classes are named as not checked")
+    func cleanVault() throws {
+        let vault = try TestVault()
+        try populate(vault)
+        let result = fsck(vault)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("protfs fsck: checked 7 objects (3 files, 3 directories, 1 symlink)"), "\(result.stdout)")
+        #expect(result.stdout.contains("0 damaged"))
+
+        let withoutPasscode = fsck(vault, passcode: false)
+        #expect(withoutPasscode.status == 0, "\(withoutPasscode.stdout)\(withoutPasscode.stderr)")
+        #expect(withoutPasscode.stdout.contains("not checked without the passcode: contents of classes complete, completeUnlessOpen, "
+                                                + "completeUntilFirstUserAuthentication (2 files)"), "\(withoutPasscode.stdout)")
+    }
+
+    @Test("a mounted vault is refused with a clear message and exit 1")
+    func mountedVault() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let result = fsck(vault, timeout: 30)
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(vault.backing) is in use by another protfs process"), "\(result.stderr)")
+        #expect(result.stderr.contains("unmount it"))
+        #expect(TestVault.isMounted(vault.mountpoint))
+    }
+
+    @Test("a tampered chunk exits 8 naming the plaintext path; --repair, then a clean run, and the mount serves the rest")
+    func tamperedChunkThenRepair() throws {
+        let vault = try TestVault()
+        try populate(vault)
+        let tamper = CommandRunner.shell("""
+            set -e
+            file=$(find '\(vault.backing)' -type f -size \(Self.damagedBackingSize)c)
+            [ "$(echo "$file" | wc -l)" = 1 ] && [ -n "$file" ]
+            byte=$(dd if="$file" bs=1 skip=5000 count=1 status=none | od -An -tu1 | tr -d ' ')
+            printf "\\x$(printf %02x $(( (byte + 1) % 256 )))" | dd of="$file" bs=1 seek=5000 conv=notrunc status=none
+            """)
+        #expect(tamper.succeeded, "\(tamper.stdout)\(tamper.stderr)")
+
+        let damaged = fsck(vault)
+        #expect(damaged.status == 8, "\(damaged.stdout)\(damaged.stderr)")
+        #expect(damaged.stdout.contains("damaged: /docs/report.txt: chunk 1 of 13 (plaintext bytes from 4096) fails authentication"),
+                "\(damaged.stdout)")
+
+        let repaired = fsck(vault, ["--repair"])
+        #expect(repaired.status == 0, "\(repaired.stdout)\(repaired.stderr)")
+        #expect(repaired.stdout.contains("moved to protfs.lost+found/"), "\(repaired.stdout)")
+        let again = fsck(vault)
+        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
+        #expect(again.stdout.contains("0 damaged"))
+
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let check = CommandRunner.shell("""
+            set -e
+            cd '\(vault.mountpoint)'
+            [ ! -e docs/report.txt ]
+            [ "$(cat docs/old/kept.txt)" = kept ]
+            [ "$(cat docs/link)" = kept ]
+            [ "$(cat open.txt)" = open ]
+            [ "$(getfattr --only-values -n user.note docs/old/kept.txt)" = hello ]
+            [ "$(ls -A)" = "$(printf 'docs\\nopen.txt')" ]
+            """)
+        #expect(check.succeeded, "\(check.stdout)\(check.stderr)")
+    }
+}
