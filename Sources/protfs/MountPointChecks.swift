@@ -12,7 +12,8 @@ enum MountPointChecks {
     static func canonical(_ path: String) -> String? { CanonicalPath.resolved(path) }
 
     /// Clears a protfs mount whose daemon died (the kernel answers ENOTCONN), so the mount
-    /// point can be used again; refuses a live one.
+    /// point can be used again; refuses a live one. The dead daemon's auto-unmount helper
+    /// is left to do it while it runs (see `AutoUnmountHelper`).
     static func clearDeadMount(at mountpoint: String) throws(Refusal) {
         guard MountTable.protfsMountPoints().contains(mountpoint) else { return }
         var st = stat()
@@ -20,6 +21,7 @@ enum MountPointChecks {
             throw Refusal(description: "\(mountpoint) is already a protfs mount; unmount it first (fusermount3 -u \(mountpoint))")
         }
         guard Errno.current == Errno(ENOTCONN) else { return }
+        if AutoUnmountHelper.awaitUnmount(of: mountpoint) { return }
         if umount2(mountpoint, Int32(MNT_DETACH)) != 0 {
             let status = runQuietly("/bin/fusermount3", ["-u", "-z", mountpoint])
             if status != 0 {
