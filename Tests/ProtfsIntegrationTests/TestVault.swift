@@ -13,7 +13,7 @@ final class TestVault {
     var mountpoint: String { root.path + "/mnt" }
     var deviceKey: String { root.path + "/keys/device.key" }
     var passcodeFile: String { root.path + "/passcode" }
-    private(set) var daemon: Process?
+    var daemon: Process?
     private var daemonLog: URL { URL(fileURLWithPath: root.path + "/daemon.log", isDirectory: false) }
 
     static var protfs: String { CommandRunner.builtExecutable("protfs") }
@@ -30,7 +30,8 @@ final class TestVault {
         guard result.succeeded else { throw TestFailure("protfs init failed (\(result.status)): \(result.stderr)") }
     }
 
-    /// Mounts in the foreground as a child process and waits until the kernel shows the mount.
+    /// Mounts in the foreground as a child process and waits until the mount answers (a
+    /// crashed daemon's dead mount may still be in the table until the new one clears it).
     func mount(passcode: Bool = true, options: [String] = []) throws {
         var all = ["device_key=\(deviceKey)"] + options
         if passcode { all.append("passcode_file=\(passcodeFile)") }
@@ -46,7 +47,7 @@ final class TestVault {
         daemon = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if Self.isMounted(mountpoint) { return }
+            if Self.isMounted(mountpoint) && Self.answers(mountpoint) { return }
             if !process.isRunning {
                 daemon = nil
                 throw TestFailure("daemon exited with \(process.terminationStatus): \(daemonOutput)")
@@ -64,6 +65,15 @@ final class TestVault {
         return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
     }
 
+    /// A live mount is on `path`: `statvfs`, which always reaches the daemon, succeeds (a
+    /// dead mount gives ENOTCONN; a `stat` may come from the attribute cache), on a device
+    /// of its own.
+    static func answers(_ path: String) -> Bool {
+        var filesystem = statvfs(), mounted = stat(), parent = stat()
+        return statvfs(path, &filesystem) == 0 && stat(path, &mounted) == 0 && stat(path + "/..", &parent) == 0
+            && mounted.st_dev != parent.st_dev
+    }
+
     /// Unmounts and waits for the daemon; a hung mount is aborted through fusectl.
     func unmount() throws {
         if Self.isMounted(mountpoint) {
@@ -78,8 +88,10 @@ final class TestVault {
             let deadline = Date().addingTimeInterval(15)
             while daemon.isRunning && Date() < deadline { usleep(20_000) }
             if daemon.isRunning {
+                // Not waitUntilExit: Foundation sees the exit only once the processes that
+                // inherited the daemon's descriptors (its fusermount3 helper) are gone too.
                 kill(daemon.processIdentifier, SIGKILL)
-                daemon.waitUntilExit()
+                while !Self.hasDied(daemon.processIdentifier) && Date() < deadline.addingTimeInterval(15) { usleep(20_000) }
             }
             self.daemon = nil
         }
