@@ -16,7 +16,11 @@ final class TestVault {
     var daemon: Process?
     private var daemonLog: URL { URL(fileURLWithPath: root.path + "/daemon.log", isDirectory: false) }
 
-    static var protfs: String { CommandRunner.builtExecutable("protfs") }
+    /// `PROTFS_TEST_PROTFS` runs the tests against another build of the daemon (say one with
+    /// ThreadSanitizer, see ConcurrencyTests).
+    static var protfs: String {
+        ProcessInfo.processInfo.environment["PROTFS_TEST_PROTFS"] ?? CommandRunner.builtExecutable("protfs")
+    }
     static var protfsctl: String { CommandRunner.builtExecutable("protfsctl") }
 
     init(protectionClass: String? = nil, initialize: Bool = true) throws {
