@@ -20,6 +20,9 @@ enum MountPointChecks {
         guard MountTable.protfsMountPoints().contains(mountpoint) else { return }
         var st = statvfs()
         if statvfs(mountpoint, &st) == 0 {
+            // Answered: a live mount, unless the dead one went away between the two looks
+            // (its helper's unmount) and the plain directory answered.
+            guard MountTable.protfsMountPoints().contains(mountpoint) else { return }
             throw Refusal(description: "\(mountpoint) is already a protfs mount; unmount it first (fusermount3 -u \(mountpoint))")
         }
         guard Errno.current == Errno(ENOTCONN) || Errno.current == Errno(ECONNABORTED) else { return }
