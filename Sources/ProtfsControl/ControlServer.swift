@@ -117,6 +117,9 @@ public final class ControlServer: Sendable {
         waitUntil(seconds: 2) { $0.connections.isEmpty }
     }
 
+    /// Connections being served now (watchers included).
+    var connectionCount: Int { state.withLock { $0.connections.count } }
+
     // MARK: accepting
 
     private func acceptConnections(on listener: UnixSocket) {
