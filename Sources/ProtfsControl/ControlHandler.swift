@@ -1,23 +1,6 @@
 import ProtfsCore
 import ProtfsCrypto
 
-/// What `protfsctl lock` asks for (SPEC section 2).
-public enum LockRequest: String, Sendable, Codable {
-    /// Start the grace period and return once the state is `locking`.
-    case normal
-    /// Return once the state is `locked`.
-    case wait
-    /// Skip (or end) the grace period.
-    case now
-}
-
-/// `protfsctl watch` events, after UIKit's protected-data notifications.
-public enum LockEvent: String, Sendable, Codable {
-    case willBecomeUnavailable
-    case didBecomeUnavailable
-    case didBecomeAvailable
-}
-
 /// `protfsctl status --json`: exactly SPEC section 5's fields.
 public struct StatusReport: Sendable, Codable, Equatable {
     public var state: LockState

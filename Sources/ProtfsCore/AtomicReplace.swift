@@ -23,6 +23,6 @@ extension FileDescriptor {
             try? removeFile(temporary)
             throw error
         }
-        if syncDirectory { try sync() }
+        if syncDirectory { try self.syncDirectory() }
     }
 }

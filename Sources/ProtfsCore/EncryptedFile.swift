@@ -143,24 +143,30 @@ public final class EncryptedFile: Sendable {
         let wanted = offset ..< offset + Int64(output.count)
         let chunks = ContentLayout.chunks(covering: wanted)
         let lastChunk = ContentLayout.chunkCount(plaintextSize: size) - 1
-        let scratch = ChunkScratch(runChunks: chunks.count)
+        let scratch = ChunkScratch()
         defer { scratch.release() }
         for run in Self.runs(of: chunks) {
             let backing = ContentLayout.backingRange(ofChunks: run, plaintextSize: size)
             let sealedRun = scratch.sealedRun(byteCount: Int(backing.count))
             guard try descriptor.read(into: sealedRun, at: backing.lowerBound) == sealedRun.count else { throw .io }
-            for index in run {
+            // Chunks the read covers whole open straight into `output`, spread over the cores;
+            // the (at most two) partial ones go through the scratch plaintext.
+            try ChunkParallelism.forEach(run) { (index) throws(Errno) in
                 let chunk = Self.plaintextRange(ofChunk: index, plaintextSize: size)
+                guard chunk.clamped(to: wanted) == chunk else { return }
                 let sealed = Self.sealedChunk(index, of: run, in: sealedRun, plaintextLength: chunk.count)
+                try cipher.open(UnsafeRawBufferPointer(sealed), index: index, isLast: index == lastChunk,
+                                into: Self.slice(output, chunk, relativeTo: offset))
+            }
+            for index in Set([run.lowerBound, run.upperBound - 1]) {
+                let chunk = Self.plaintextRange(ofChunk: index, plaintextSize: size)
                 let visible = chunk.clamped(to: wanted)
-                let destination = Self.slice(output, visible, relativeTo: offset)
-                if visible == chunk {
-                    try cipher.open(UnsafeRawBufferPointer(sealed), index: index, isLast: index == lastChunk, into: destination)
-                } else {
-                    let plaintext = scratch.plaintext(byteCount: chunk.count)
-                    try cipher.open(UnsafeRawBufferPointer(sealed), index: index, isLast: index == lastChunk, into: plaintext)
-                    destination.copyMemory(from: UnsafeRawBufferPointer(Self.slice(plaintext, visible, relativeTo: chunk.lowerBound)))
-                }
+                guard visible != chunk else { continue }
+                let sealed = Self.sealedChunk(index, of: run, in: sealedRun, plaintextLength: chunk.count)
+                let plaintext = scratch.plaintext(byteCount: chunk.count)
+                try cipher.open(UnsafeRawBufferPointer(sealed), index: index, isLast: index == lastChunk, into: plaintext)
+                Self.slice(output, visible, relativeTo: offset)
+                    .copyMemory(from: UnsafeRawBufferPointer(Self.slice(plaintext, visible, relativeTo: chunk.lowerBound)))
             }
         }
     }
@@ -274,32 +280,41 @@ public final class EncryptedFile: Sendable {
         let dataRange = dataOffset ..< dataOffset + Int64(data.count)
         let oldLast = ContentLayout.chunkCount(plaintextSize: oldSize) - 1
         let newLast = ContentLayout.chunkCount(plaintextSize: newSize) - 1
-        let scratch = ChunkScratch(runChunks: chunks.map(\.count).max() ?? 0)
+        let scratch = ChunkScratch()
         defer { scratch.release() }
         for run in chunks.flatMap(Self.runs) {
             let backing = ContentLayout.backingRange(ofChunks: run, plaintextSize: newSize)
             let sealedRun = scratch.sealedRun(byteCount: Int(backing.count))
+            func isCovered(_ chunk: Range<Int64>) -> Bool {
+                dataRange.lowerBound <= chunk.lowerBound && chunk.upperBound <= dataRange.upperBound
+            }
+            // Chunks `data` covers whole are sealed straight from it, spread over the cores.
+            try ChunkParallelism.forEach(run) { (index) throws(Errno) in
+                let chunk = Self.plaintextRange(ofChunk: index, plaintextSize: newSize)
+                guard isCovered(chunk) else { return }
+                let plaintext = UnsafeRawBufferPointer(rebasing: data[Int(chunk.lowerBound - dataOffset) ..< Int(chunk.upperBound - dataOffset)])
+                cipher.seal(plaintext, index: index, isLast: index == newLast,
+                            into: Self.sealedChunk(index, of: run, in: sealedRun, plaintextLength: chunk.count))
+            }
+            // The others (the edges of a write, a re-sealed last chunk): old plaintext, zero
+            // extended, with `data` laid over it.
             for index in run {
                 let chunk = Self.plaintextRange(ofChunk: index, plaintextSize: newSize)
-                let sealed = Self.sealedChunk(index, of: run, in: sealedRun, plaintextLength: chunk.count)
-                if dataRange.lowerBound <= chunk.lowerBound && chunk.upperBound <= dataRange.upperBound {
-                    let plaintext = UnsafeRawBufferPointer(rebasing: data[Int(chunk.lowerBound - dataOffset) ..< Int(chunk.upperBound - dataOffset)])
-                    cipher.seal(plaintext, index: index, isLast: index == newLast, into: sealed)
-                } else {
-                    let plaintext = scratch.plaintext(byteCount: ContentLayout.chunkByteCount)
-                    plaintext.initializeMemory(as: UInt8.self, repeating: 0)
-                    let oldLength = ContentLayout.chunkLength(ofChunk: index, plaintextSize: oldSize)
-                    if oldLength > 0 {
-                        try openStoredChunk(index, plaintextLength: oldLength, isLast: index == oldLast,
-                                            into: UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<oldLength]), scratch: scratch)
-                    }
-                    let overlap = dataRange.clamped(to: chunk)
-                    if !overlap.isEmpty {
-                        Self.slice(plaintext, overlap, relativeTo: chunk.lowerBound)
-                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: data[Int(overlap.lowerBound - dataOffset) ..< Int(overlap.upperBound - dataOffset)]))
-                    }
-                    cipher.seal(UnsafeRawBufferPointer(rebasing: plaintext[0..<chunk.count]), index: index, isLast: index == newLast, into: sealed)
+                guard !isCovered(chunk) else { continue }
+                let plaintext = scratch.plaintext(byteCount: ContentLayout.chunkByteCount)
+                plaintext.initializeMemory(as: UInt8.self, repeating: 0)
+                let oldLength = ContentLayout.chunkLength(ofChunk: index, plaintextSize: oldSize)
+                if oldLength > 0 {
+                    try openStoredChunk(index, plaintextLength: oldLength, isLast: index == oldLast,
+                                        into: UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<oldLength]), scratch: scratch)
                 }
+                let overlap = dataRange.clamped(to: chunk)
+                if !overlap.isEmpty {
+                    Self.slice(plaintext, overlap, relativeTo: chunk.lowerBound)
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: data[Int(overlap.lowerBound - dataOffset) ..< Int(overlap.upperBound - dataOffset)]))
+                }
+                cipher.seal(UnsafeRawBufferPointer(rebasing: plaintext[0..<chunk.count]), index: index, isLast: index == newLast,
+                            into: Self.sealedChunk(index, of: run, in: sealedRun, plaintextLength: chunk.count))
             }
             try descriptor.write(UnsafeRawBufferPointer(sealedRun), at: backing.lowerBound)
         }
@@ -359,18 +374,22 @@ public final class EncryptedFile: Sendable {
     }
 }
 
-/// The buffers of one read or write call, allocated once per call rather than per chunk:
-/// the sealed bytes of a run, one sealed chunk, and one chunk of plaintext (wiped on release).
+/// The buffers of one read or write call, taken from pools rather than allocated per call
+/// or per chunk: the sealed bytes of a run, one sealed chunk, and one chunk of plaintext
+/// (wiped before it goes back).
 private struct ChunkScratch {
+    static let runs = BufferPool(byteCount: Int(EncryptedFile.chunksPerRun) * ContentLayout.sealedChunkByteCount, keep: 4)
+    static let chunks = BufferPool(byteCount: ContentLayout.sealedChunkByteCount, keep: 16)
+    static let plaintexts = BufferPool(byteCount: ContentLayout.chunkByteCount, keep: 16)
+
     private let run: UnsafeMutableRawBufferPointer
     private let chunk: UnsafeMutableRawBufferPointer
     private let plain: UnsafeMutableRawBufferPointer
 
-    init(runChunks: Int) {
-        let chunks = Int(min(Int64(runChunks), EncryptedFile.chunksPerRun))
-        run = .allocate(byteCount: max(chunks, 1) * ContentLayout.sealedChunkByteCount, alignment: 16)
-        chunk = .allocate(byteCount: ContentLayout.sealedChunkByteCount, alignment: 16)
-        plain = .allocate(byteCount: ContentLayout.chunkByteCount, alignment: 16)
+    init() {
+        run = Self.runs.take()
+        chunk = Self.chunks.take()
+        plain = Self.plaintexts.take()
     }
 
     func sealedRun(byteCount: Int) -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: run[0..<byteCount]) }
@@ -379,8 +398,8 @@ private struct ChunkScratch {
 
     func release() {
         secureZero(plain)
-        run.deallocate()
-        chunk.deallocate()
-        plain.deallocate()
+        Self.runs.give(run)
+        Self.chunks.give(chunk)
+        Self.plaintexts.give(plain)
     }
 }

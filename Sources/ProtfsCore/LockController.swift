@@ -1,41 +1,250 @@
+import Dispatch
+import Glibc
+import ProtfsCrypto
 import ProtfsSystem
 import Synchronization
 
-/// Decides, request by request, what the current lock state allows. Every content request
-/// holds the state shared from its policy check to the end of its crypto; a transition
-/// takes it exclusively only to flip the state and drop keys, so a key is never wiped under
-/// a request that is using it.
-public final class LockController: Sendable {
-    private let gate = ReadWriteLock()
-    private let current: Mutex<LockState>
+/// What the lock transition needs from the kernel side: writing back and dropping the cached
+/// pages of the nodes it selects (the FUSE adapter implements it with
+/// `fuse_lowlevel_notify_inval_inode`). Called from the controller's own thread, which holds
+/// no lock a request needs, so the write requests the kernel sends meanwhile are served.
+public protocol KernelPageCache: Sendable {
+    func dropPages(where selected: (BackingNode) -> Bool)
+}
 
-    public init(initialState: LockState) {
-        current = Mutex(initialState)
+/// Decides, request by request, what the lock state allows, and carries out the
+/// transitions of SPEC section 2 and the lock sequence of SPEC section 3.
+///
+/// Every content request holds the state shared from its policy check to the end of its
+/// crypto. A transition takes it exclusively only to flip the phase and drop keys (so a key
+/// is never wiped under a request using it), never across a cache drop.
+public final class LockController: Sendable {
+    /// The controller's own view: `sealing` is the end of the grace (shown as `locking`),
+    /// when `complete` files take writes (the kernel's write-back) but no reads or opens.
+    enum Phase: Equatable {
+        case beforeFirstUnlock
+        case unlocked
+        case locking(deadline: UInt64)
+        case sealing
+        case locked
+
+        var state: LockState {
+            switch self {
+            case .beforeFirstUnlock: .beforeFirstUnlock
+            case .unlocked: .unlocked
+            case .locking, .sealing: .locking
+            case .locked: .locked
+            }
+        }
     }
 
-    public var state: LockState { current.withLock { $0 } }
+    public let grace: Int
+    public let autolock: Int
+    private let gate = ReadWriteLock()
+    private let phase: Mutex<Phase>
+    /// Serialises transitions (unlock, lock start, the end of the grace) with one another.
+    private let transitions = Mutex<Void>(())
+    private let queue = DispatchQueue(label: "protfs.lock-controller")
+    private let lastActivity = Atomic<UInt64>(0)
+    private let listeners = Mutex<[UInt64: @Sendable (LockEvent) -> Bool]>([:])
+    private let nextListener = Atomic<UInt64>(0)
+    private let waiters = Mutex<[DispatchSemaphore]>([])
+    private let cache = Mutex<(any KernelPageCache)?>(nil)
+    private let fileSystem = Mutex<VaultFileSystem?>(nil)
+    private let vault: Vault
 
-    /// Runs `body` with the state held shared; `body` gets the state to check the policy
-    /// against, and the state cannot change until it returns.
+    public init(vault: Vault, initialState: LockState, grace: Int, autolock: Int) {
+        self.vault = vault
+        self.grace = grace
+        self.autolock = autolock
+        phase = Mutex(initialState == .unlocked ? .unlocked : .beforeFirstUnlock)
+        noteActivity()
+    }
+
+    /// Connects the pieces that exist only once the mount does.
+    public func attach(fileSystem: VaultFileSystem, cache: any KernelPageCache) {
+        self.fileSystem.withLock { $0 = fileSystem }
+        self.cache.withLock { $0 = cache }
+        if autolock > 0 { scheduleAutolockCheck(after: autolock) }
+    }
+
+    public var state: LockState { phase.withLock { $0.state } }
+
+    /// Seconds left in the grace period while `locking`.
+    public var graceSecondsLeft: Int? {
+        guard case .locking(let deadline) = phase.withLock({ $0 }) else { return nil }
+        let now = Self.now()
+        return deadline > now ? Int((deadline - now + 999_999_999) / 1_000_000_000) : 0
+    }
+
+    // MARK: requests
+
+    /// Runs `body` with the state held shared; `body` gets the state to check against.
     public func withSharedHold<R, E: Error>(_ body: (LockState) throws(E) -> R) throws(E) -> R {
         try gate.withShared { () throws(E) -> R in try body(state) }
     }
 
     /// Checks `access` for `protectionClass` and runs `body` under the same shared hold.
-    public func perform<R>(_ access: ContentAccess, on protectionClass: ProtectionClass,
+    /// `writing` matters only at the end of the grace, when `complete` files accept the
+    /// kernel's write-back and nothing else.
+    public func perform<R>(_ access: ContentAccess, on protectionClass: ProtectionClass, writing: Bool = false,
                            _ body: () throws(Errno) -> R) throws(Errno) -> R {
-        try withSharedHold { (state) throws(Errno) -> R in
-            try AccessPolicy.check(access, of: protectionClass, in: state)
+        try gate.withShared { () throws(Errno) -> R in
+            let current = phase.withLock { $0 }
+            if current == .sealing && protectionClass == .complete {
+                guard access == .useOpenHandle && writing || access == .metadata else { throw .permissionDenied }
+            } else {
+                try AccessPolicy.check(access, of: protectionClass, in: current.state)
+            }
             return try body()
         }
     }
 
-    /// Moves to `newState`, running `body` (key installation or wiping) while no request
-    /// holds the state.
-    public func transition(to newState: LockState, _ body: () -> Void = {}) {
-        gate.withExclusive {
-            body()
-            current.withLock { $0 = newState }
+    /// Every request that reaches the daemon counts as activity for auto-lock.
+    public func noteActivity() { lastActivity.store(Self.now(), ordering: .relaxed) }
+
+    // MARK: transitions
+
+    /// `unlock`: from any state to `unlocked` (cancelling a lock in progress).
+    public func unlock(passcode: SecureBuffer) throws(VaultError) {
+        let keys = try vault.verifyPasscode(passcode)  // Argon2id, outside every lock
+        transitions.withLock { _ in
+            vault.install(keys)
+            gate.withExclusive { phase.withLock { $0 = .unlocked } }
         }
+        noteActivity()
+        announce(.didBecomeAvailable)
+        wakeWaiters()
+    }
+
+    /// `lock`: from `unlocked` to `locking` (the grace period), or straight through to
+    /// `locked` with `now`. Returns once the request is satisfied.
+    public func lock(_ request: LockRequest) {
+        let started: Bool = transitions.withLock { _ in
+            switch phase.withLock({ $0 }) {
+            case .unlocked:
+                let deadline = Self.now() + UInt64(request == .now ? 0 : grace) * 1_000_000_000
+                gate.withExclusive { phase.withLock { $0 = .locking(deadline: deadline) } }
+                return true
+            default:
+                return false
+            }
+        }
+        if started {
+            announce(.willBecomeUnavailable)
+            if request != .now && grace > 0 {
+                queue.asyncAfter(deadline: .now() + .seconds(grace)) { [self] in endGrace(ifDeadlinePassed: true) }
+            }
+        }
+        switch request {
+        case .normal:
+            if started && grace == 0 { queue.async { [self] in endGrace(ifDeadlinePassed: true) } }
+        case .now:
+            queue.sync { endGrace(ifDeadlinePassed: false) }
+        case .wait:
+            if grace == 0 { queue.async { [self] in endGrace(ifDeadlinePassed: true) } }
+            waitUntilLockedOrUnlocked()
+        }
+    }
+
+    /// The end of the grace period (SPEC section 3, steps 1-4). Runs on the controller's
+    /// queue; gives up as soon as an unlock has intervened.
+    private func endGrace(ifDeadlinePassed: Bool) {
+        transitions.withLock { _ in
+            // Step 1: `complete` stops serving reads and opens; write-back still lands.
+            let proceed: Bool = gate.withExclusive {
+                phase.withLock { p in
+                    guard case .locking(let deadline) = p else { return false }
+                    if ifDeadlinePassed && deadline > Self.now() { return false }
+                    p = .sealing
+                    return true
+                }
+            }
+            guard proceed else { return }
+            let cache = self.cache.withLock { $0 }
+            let fileSystem = self.fileSystem.withLock { $0 }
+            // Step 2: the kernel writes dirty pages back through ordinary write requests and
+            // drops every cached page of `complete` files.
+            cache?.dropPages { $0.cachedHeader?.protectionClass == .complete }
+            // Step 3: no request in flight; wipe the class keys and the per-file keys.
+            gate.withExclusive {
+                vault.keyring.remove([.complete, .completeUnlessOpen])
+                fileSystem?.dropContentKeys(of: .complete)
+                phase.withLock { $0 = .locked }
+            }
+            // Step 4: drop again whatever was read in between, and the pages of closed
+            // `completeUnlessOpen` files.
+            cache?.dropPages { node in
+                switch node.cachedHeader?.protectionClass {
+                case .complete: true
+                case .completeUnlessOpen: !node.hasOpenHandles
+                default: false
+                }
+            }
+        }
+        guard state == .locked else { return }
+        announce(.didBecomeUnavailable)
+        wakeWaiters()
+    }
+
+    /// A `completeUnlessOpen` file's last handle closed while locked: its pages go too.
+    public func closedWhileLocked(_ node: BackingNode) {
+        queue.async { [self] in
+            guard state == .locked else { return }
+            cache.withLock { $0 }?.dropPages { $0 === node }
+        }
+    }
+
+    // MARK: auto-lock
+
+    private func scheduleAutolockCheck(after seconds: Int) {
+        queue.asyncAfter(deadline: .now() + .seconds(max(seconds, 1))) { [self] in
+            let idle = (Self.now() - lastActivity.load(ordering: .relaxed)) / 1_000_000_000
+            if idle >= UInt64(autolock) && state == .unlocked {
+                queue.async { [self] in lock(.normal) }
+                scheduleAutolockCheck(after: autolock)
+            } else {
+                scheduleAutolockCheck(after: autolock - Int(min(idle, UInt64(autolock))))
+            }
+        }
+    }
+
+    // MARK: events and waiting
+
+    /// Calls `listener` with every later event until it returns false; returns the state at
+    /// the moment of subscribing.
+    public func watch(_ listener: @escaping @Sendable (LockEvent) -> Bool) -> LockState {
+        let id = nextListener.add(1, ordering: .relaxed).newValue
+        return transitions.withLock { _ in
+            listeners.withLock { $0[id] = listener }
+            return state
+        }
+    }
+
+    private func announce(_ event: LockEvent) {
+        let current = listeners.withLock { $0 }
+        for (id, listener) in current where !listener(event) {
+            listeners.withLock { $0[id] = nil }
+        }
+    }
+
+    private func waitUntilLockedOrUnlocked() {
+        while true {
+            let semaphore = DispatchSemaphore(value: 0)
+            waiters.withLock { $0.append(semaphore) }
+            let current = state
+            if current != .locking { return }
+            semaphore.wait()
+        }
+    }
+
+    private func wakeWaiters() {
+        for semaphore in waiters.withLock({ w in defer { w.removeAll() }; return w }) { semaphore.signal() }
+    }
+
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }

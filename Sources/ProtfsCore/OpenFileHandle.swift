@@ -25,6 +25,9 @@ public final class OpenFileHandle: Sendable {
     /// The file's class now (a re-class while open applies to later requests too).
     public var protectionClass: ProtectionClass { node.cachedHeader?.protectionClass ?? .complete }
 
-    /// The shared decrypted-content object, if the lock has not taken it away.
-    var file: EncryptedFile? { node.content.state.withLock { $0.file } }
+}
+
+extension BackingNode {
+    /// True while any handle is open on this file.
+    public var hasOpenHandles: Bool { content.state.withLock { $0.handles > 0 } }
 }

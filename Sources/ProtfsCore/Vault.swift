@@ -100,9 +100,18 @@ public final class Vault: Sendable {
     /// Checks the passcode (through the delays) and installs the `complete`,
     /// `completeUntilFirstUserAuthentication` and `completeUnlessOpen` private keys.
     public func unlock(passcode: SecureBuffer) throws(VaultError) {
-        let keys = try passcodeRecord.withLock { (record) throws(VaultError) in
+        install(try verifyPasscode(passcode))
+    }
+
+    /// Checks the passcode (through the delays) and returns the class keys it opens, without
+    /// installing them: the lock controller installs them at the moment it changes state.
+    public func verifyPasscode(_ passcode: SecureBuffer) throws(VaultError) -> PasscodeClassKeys {
+        try passcodeRecord.withLock { (record) throws(VaultError) in
             try Self.verify(passcode, record: &record, deviceKeys: keyring.deviceKeys)
         }
+    }
+
+    public func install(_ keys: PasscodeClassKeys) {
         keyring.install(keys.complete, for: .complete)
         keyring.install(keys.completeUntilFirstUserAuthentication, for: .completeUntilFirstUserAuthentication)
         keyring.install(keys.completeUnlessOpenPrivate, for: .completeUnlessOpen)

@@ -22,15 +22,29 @@ extension VaultFileSystem {
             guard size >= 0 else { throw .invalid }
             if let handle { try truncate(handle, to: size) } else { try truncate(node, to: size) }
         }
-        if changes.uid != nil || changes.gid != nil {
-            try node.descriptor.changeOwner(uid: changes.uid ?? uid_t.max, gid: changes.gid ?? gid_t.max)
-        }
-        if let mode = changes.mode, !node.isSymlink {
-            try node.descriptor.setMode(mode & 0o7777)
+        if node === root {
+            try changeRootAttributes(changes)
+        } else {
+            if changes.uid != nil || changes.gid != nil {
+                try node.descriptor.changeOwner(uid: changes.uid ?? uid_t.max, gid: changes.gid ?? gid_t.max)
+            }
+            if let mode = changes.mode, !node.isSymlink {
+                try node.descriptor.setMode(mode & 0o7777)
+            }
         }
         if changes.accessTime != nil || changes.modificationTime != nil {
             try node.descriptor.setTimes(access: changes.accessTime ?? .omit, modification: changes.modificationTime ?? .omit)
         }
         return try attributes(of: node)
+    }
+
+    /// The root's mode and owner are the mount's own (the backing root stays 0700).
+    private func changeRootAttributes(_ changes: AttributeChanges) throws(Errno) {
+        guard changes.mode != nil || changes.uid != nil || changes.gid != nil else { return }
+        var shown = try RootAttributes.read(from: root.descriptor)
+        if let mode = changes.mode { shown.mode = mode & 0o7777 }
+        if let uid = changes.uid { shown.uid = uid }
+        if let gid = changes.gid { shown.gid = gid }
+        try shown.write(to: root.descriptor)
     }
 }

@@ -19,6 +19,7 @@ extension VaultFileSystem {
                     try assignOwnership(of: stored, in: parent, to: caller)
                     node.cachedHeader = file.header
                     node.content.state.withLock { $0.file = file; $0.handles = 1 }
+                    openFiles.withLock { $0[ObjectIdentifier(node)] = node }
                     return (node, OpenFileHandle(node: node, writable: writable))
                 } catch {
                     try? parent.descriptor.removeFile(stored)
@@ -39,6 +40,7 @@ extension VaultFileSystem {
                 state.handles += 1
             }
         }
+        openFiles.withLock { $0[ObjectIdentifier(node)] = node }
         return OpenFileHandle(node: node, writable: writable)
     }
 
@@ -56,11 +58,26 @@ extension VaultFileSystem {
         return file
     }
 
-    /// Runs `body` on the handle's content object under the `useOpenHandle` policy.
-    func withContent<R>(of handle: OpenFileHandle, _ body: (EncryptedFile) throws(Errno) -> R) throws(Errno) -> R {
-        try controller.perform(.useOpenHandle, on: handle.protectionClass) { () throws(Errno) -> R in
-            guard let file = handle.file else { throw .permissionDenied }
+    /// Runs `body` on the handle's content object under the `useOpenHandle` policy. A
+    /// `complete` file's key taken away by a lock is unwrapped again once the policy allows.
+    func withContent<R>(of handle: OpenFileHandle, writing: Bool = false,
+                        _ body: (EncryptedFile) throws(Errno) -> R) throws(Errno) -> R {
+        try controller.perform(.useOpenHandle, on: handle.protectionClass, writing: writing) { () throws(Errno) -> R in
+            let file = try handle.node.content.state.withLock { (state) throws(Errno) -> EncryptedFile in
+                if let file = state.file { return file }
+                let reopened = try openContent(of: handle.node)
+                state.file = reopened
+                return reopened
+            }
             return try body(file)
+        }
+    }
+
+    /// The lock's step 3: the per-file keys of open files of `protectionClass` go (closed
+    /// files keep none). Called with no request in flight.
+    public func dropContentKeys(of protectionClass: ProtectionClass) {
+        for node in openFiles.withLock({ Array($0.values) }) where node.cachedHeader?.protectionClass == protectionClass {
+            node.content.state.withLock { $0.file = nil }
         }
     }
 
@@ -69,21 +86,21 @@ extension VaultFileSystem {
     }
 
     public func write(_ handle: OpenFileHandle, _ data: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {
-        try withContent(of: handle) { (file) throws(Errno) in try file.write(data, at: offset) }
+        try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.write(data, at: offset) }
     }
 
     public func truncate(_ handle: OpenFileHandle, to size: Int64) throws(Errno) {
-        try withContent(of: handle) { (file) throws(Errno) in try file.truncate(to: size) }
+        try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.truncate(to: size) }
     }
 
     public func allocate(_ handle: OpenFileHandle, offset: Int64, length: Int64) throws(Errno) {
-        try withContent(of: handle) { (file) throws(Errno) in try file.allocate(offset: offset, length: length) }
+        try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.allocate(offset: offset, length: length) }
     }
 
     /// `fsync` of a handle: its data was sealed as it was written, so this needs no key and
     /// succeeds even for a `complete` handle after the lock (SPEC section 3).
     public func sync(_ handle: OpenFileHandle, dataOnly: Bool) throws(Errno) {
-        guard let file = handle.file else { return }
+        guard let file = handle.node.content.state.withLock({ $0.file }) else { return }
         try file.sync(dataOnly: dataOnly)
     }
 
@@ -96,9 +113,14 @@ extension VaultFileSystem {
 
     /// Closes a handle; the last one drops the backing descriptor and the per-file key.
     public func release(_ handle: OpenFileHandle) {
-        handle.node.content.state.withLock { state in
+        let node = handle.node
+        let last = node.content.state.withLock { state in
             state.handles -= 1
             if state.handles == 0 { state.file = nil }
+            return state.handles == 0
         }
+        guard last else { return }
+        openFiles.withLock { $0[ObjectIdentifier(node)] = nil }
+        if node.cachedHeader?.protectionClass == .completeUnlessOpen { controller.closedWhileLocked(node) }
     }
 }

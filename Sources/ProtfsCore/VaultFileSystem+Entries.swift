@@ -176,3 +176,18 @@ extension VaultFileSystem {
         return (entries, undecodable)
     }
 }
+
+extension VaultFileSystem {
+    /// The backing object of a mount path given as plaintext components from the root,
+    /// relative to the backing directory (`protfsctl backing-path`).
+    public func backingRelativePath(of components: [[UInt8]]) throws(Errno) -> String {
+        var node = root
+        var stored: [String] = []
+        for component in components {
+            let entry = try backingName(component, in: node)
+            node = try BackingNode.open(entry.entry, in: node.descriptor)
+            stored.append(entry.entry)
+        }
+        return stored.isEmpty ? "." : stored.joined(separator: "/")
+    }
+}

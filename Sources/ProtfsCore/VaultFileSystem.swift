@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsCrypto
 import ProtfsSystem
+import Synchronization
 
 /// The vault as a filesystem: every operation the mount offers, on backing nodes, with the
 /// names, contents, symlinks and xattrs encrypted and the class policy enforced. Pure of
@@ -13,6 +14,8 @@ public final class VaultFileSystem: Sendable {
     let keyring: ClassKeyring
     /// A root daemon gives new objects to the caller; any other daemon owns what it creates.
     let runningAsRoot: Bool
+    /// Files with open handles, so the lock can take their per-file keys away.
+    let openFiles = Mutex<[ObjectIdentifier: BackingNode]>([:])
 
     public init(vault: Vault, controller: LockController) throws(Errno) {
         self.vault = vault
@@ -65,7 +68,12 @@ public final class VaultFileSystem: Sendable {
     /// `stat` of a node as the mount shows it: plaintext sizes for files and symlinks.
     public func attributes(of node: BackingNode) throws(Errno) -> stat {
         var st = try node.status()
-        if node.isRegularFile {
+        if node === root {
+            let shown = try RootAttributes.read(from: root.descriptor)
+            st.st_mode = S_IFDIR | shown.mode
+            st.st_uid = shown.uid
+            st.st_gid = shown.gid
+        } else if node.isRegularFile {
             st.st_size = off_t(ContentLayout.plaintextSize(backingSize: Int64(st.st_size)))
         } else if node.isSymlink {
             let target = try node.descriptor.readSymlink()
@@ -86,14 +94,14 @@ public final class VaultFileSystem: Sendable {
     /// set-group-ID directories, as ext4 does.
     func assignOwnership(of name: String, in parent: BackingNode, to caller: Caller) throws(Errno) {
         guard runningAsRoot else { return }
-        let parentStatus = try parent.status()
+        let parentStatus = try attributes(of: parent)
         let gid = parentStatus.st_mode & S_ISGID != 0 ? parentStatus.st_gid : caller.gid
         try parent.descriptor.changeOwner(name, uid: caller.uid, gid: gid)
     }
 
     /// New directories in a set-group-ID directory inherit the bit.
     func inheritedDirectoryMode(_ mode: mode_t, in parent: BackingNode) throws(Errno) -> mode_t {
-        let parentStatus = try parent.status()
+        let parentStatus = try attributes(of: parent)
         return parentStatus.st_mode & S_ISGID != 0 ? mode | S_ISGID : mode
     }
 }

@@ -5,6 +5,9 @@ import ProtfsCrypto
 import ProtfsSystem
 
 extension FuseAdapter {
+    /// Reply buffers for reads, up to the largest read the kernel sends.
+    static let replyBuffers = BufferPool(byteCount: 1 << 20, keep: 4)
+
     static func isWritable(_ flags: Int32) -> Bool { flags & O_ACCMODE != O_RDONLY }
 
     func open(_ req: fuse_req_t, _ id: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
@@ -45,14 +48,12 @@ extension FuseAdapter {
     func read(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
         respond(req) { () throws(Errno) in
             guard let handle = Self.handle(fi) else { throw .badFile }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(size, 1), alignment: 64)
-            // Plaintext is wiped as soon as the kernel has it.
-            defer {
-                secureZero(buffer)
-                buffer.deallocate()
+            try Self.replyBuffers.withBuffer(count: max(size, 1)) { (buffer) throws(Errno) in
+                let count = try fileSystem.read(handle, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size]), at: Int64(offset))
+                fuse_reply_buf(req, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), count)
+                // Plaintext is wiped as soon as the kernel has it.
+                secureZero(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
             }
-            let count = try fileSystem.read(handle, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size]), at: Int64(offset))
-            fuse_reply_buf(req, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), count)
         }
     }
 

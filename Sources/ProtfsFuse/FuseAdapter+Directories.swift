@@ -59,9 +59,7 @@ extension FuseAdapter {
 
     func fsyncdir(_ req: fuse_req_t, _ id: fuse_ino_t) {
         respond(req) { () throws(Errno) in
-            let directory = try FileDescriptor.open(".", in: node(id).descriptor, [.readOnly, .directory])
-            defer { directory.close() }
-            try directory.sync()
+            try node(id).descriptor.syncDirectory()
             fuse_reply_err(req, 0)
         }
     }

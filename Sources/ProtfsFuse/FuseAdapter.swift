@@ -2,6 +2,7 @@ import CFuse
 import Glibc
 import ProtfsCore
 import ProtfsSystem
+import Synchronization
 
 /// Translates low-level FUSE requests into `VaultFileSystem` calls and replies. It holds no
 /// crypto or format logic: node ids, handles and reply encoding only.
@@ -12,6 +13,11 @@ public final class FuseAdapter: Sendable {
     /// daemon, and the lock controller invalidates what the lock must take away.
     let cacheTimeout: Double
     let log: DaemonLog
+    /// The session's address once mounted (0 before and after): the target of cache
+    /// invalidations.
+    let sessionAddress = Atomic<UInt>(0)
+
+    var session: OpaquePointer? { OpaquePointer(bitPattern: sessionAddress.load(ordering: .acquiring)) }
 
     public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 1.0) {
         self.fileSystem = fileSystem
@@ -20,8 +26,11 @@ public final class FuseAdapter: Sendable {
         inodes = InodeTable(root: fileSystem.root)
     }
 
+    /// The adapter of a request; every request counts as activity for auto-lock.
     static func from(_ req: fuse_req_t) -> FuseAdapter {
-        Unmanaged<FuseAdapter>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
+        let adapter = Unmanaged<FuseAdapter>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
+        adapter.fileSystem.controller.noteActivity()
+        return adapter
     }
 
     // MARK: request plumbing

@@ -71,16 +71,14 @@ public final class FuseSession {
             self.adapter.release()
             throw .mountFailed(configuration.mountpoint)
         }
+        adapter.sessionAddress.store(UInt(bitPattern: created), ordering: .releasing)
     }
 
     /// The raw session, for kernel cache invalidation (`fuse_lowlevel_notify_inval_inode`).
     public var rawSession: OpaquePointer { session }
 
-    /// Forks into the background (unless `foreground`): the caller's process exits once the
-    /// child has detached, and the mount is already live by then.
-    public func daemonize(foreground: Bool) -> Bool {
-        fuse_daemonize(foreground ? 1 : 0) == 0
-    }
+    /// Unmounts a session that will not be served.
+    public func unmount() { fuse_session_unmount(session) }
 
     /// Serves requests until unmounted or told to stop (SIGTERM, SIGINT, SIGHUP), then
     /// unmounts. Returns libfuse's loop status.
@@ -100,6 +98,7 @@ public final class FuseSession {
     public func stop() { fuse_session_exit(session) }
 
     deinit {
+        adapter.takeUnretainedValue().sessionAddress.store(0, ordering: .releasing)
         fuse_session_destroy(session)
         adapter.release()
     }

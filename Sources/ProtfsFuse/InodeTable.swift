@@ -65,4 +65,9 @@ final class InodeTable: Sendable {
     }
 
     var count: Int { state.withLock { $0.byID.count } }
+
+    /// Every known node id and node, for the lock's cache drop.
+    func snapshot() -> [(fuse_ino_t, BackingNode)] {
+        state.withLock { s in s.byID.map { ($0.key, $0.value.node) } }
+    }
 }

@@ -89,6 +89,14 @@ public struct FileDescriptor: Sendable, Hashable {
     }
 
     public func sync() throws(Errno) { _ = try syscallRetrying { fsync(rawValue) } }
+
+    /// Syncs the directory this descriptor refers to, through a fresh read-only descriptor
+    /// (an `O_PATH` descriptor cannot be synced itself).
+    public func syncDirectory() throws(Errno) {
+        let dir = try FileDescriptor.open(".", in: self, [.readOnly, .directory])
+        defer { dir.close() }
+        try dir.sync()
+    }
     public func syncData() throws(Errno) { _ = try syscallRetrying { fdatasync(rawValue) } }
 
     public func truncate(to size: Int64) throws(Errno) { _ = try syscallRetrying { ftruncate(rawValue, off_t(size)) } }

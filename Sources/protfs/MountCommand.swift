@@ -1,5 +1,6 @@
 import Glibc
 import CProtfsSys
+import ProtfsControl
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsFuse
@@ -48,15 +49,40 @@ enum MountCommand {
             return error.exitCode
         }
 
+        var detachment: Detachment?
+        if !options.foreground {
+            guard let forked = Detachment.fork() else {
+                report("cannot fork into the background (\(Errno.current)); try -f")
+                return .failure
+            }
+            detachment = forked
+        }
+        let status = serve(vault: vault, options: options, backing: backing, mountpoint: mountpoint, detachment: detachment)
+        // A failure before the mount was ready is the waiting parent's exit code.
+        if status != .success { detachment?.report(status) }
+        return status
+    }
+
+    /// Mounts and serves; reports readiness (or the failure) to the waiting parent, if any.
+    private static func serve(vault: Vault, options: MountOptions, backing: String, mountpoint: String,
+                              detachment: Detachment?) -> ExitCode {
         let log = DaemonLog(debug: options.debug)
-        let controller = LockController(initialState: options.passcodeFile == nil ? .beforeFirstUnlock : .unlocked)
+        let controller = LockController(vault: vault, initialState: options.passcodeFile == nil ? .beforeFirstUnlock : .unlocked,
+                                        grace: options.grace, autolock: options.autolock)
         var configuration = options.configuration
         configuration.backing = backing
         configuration.mountpoint = mountpoint
         let session: FuseSession
+        let fileSystem: VaultFileSystem
+        let adapter: FuseAdapter
+        let control: ControlServer
         do {
-            let fileSystem = try VaultFileSystem(vault: vault, controller: controller)
-            session = try FuseSession(adapter: FuseAdapter(fileSystem: fileSystem, log: log), configuration: configuration)
+            fileSystem = try VaultFileSystem(vault: vault, controller: controller)
+            adapter = FuseAdapter(fileSystem: fileSystem, log: log)
+            control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,
+                                                               mountpoint: mountpoint),
+                                        mountpoint: mountpoint, mountingUser: getuid())
+            session = try FuseSession(adapter: adapter, configuration: configuration)
         } catch let error as FuseSessionError {
             report("\(error)" + (options.fuseOptions.isEmpty ? "" : " (options passed to libfuse: \(options.fuseOptions.joined(separator: ",")))"))
             return .failure
@@ -64,13 +90,19 @@ enum MountCommand {
             report("cannot serve the vault at \(backing): \(error)")
             return .failure
         }
-        guard session.daemonize(foreground: options.foreground) else {
-            report("could not detach from the terminal")
+        controller.attach(fileSystem: fileSystem, cache: adapter)
+        do {
+            try control.start()
+        } catch {
+            report("cannot open the control socket: \(error)")
+            session.unmount()
             return .failure
         }
-        if !options.foreground { log.detach() }
+        detachment?.report(.success)
+        if detachment != nil { log.detach() }
         log.info("serving \(backing) on \(mountpoint)")
         _ = session.serve(maxThreads: configuration.maxThreads)
+        control.stop()
         log.info("unmounted \(mountpoint)")
         return .success
     }

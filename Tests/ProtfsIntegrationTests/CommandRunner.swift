@@ -70,4 +70,11 @@ enum CommandRunner {
     static func shell(_ script: String, timeout: TimeInterval = 120) -> CommandResult {
         run("/bin/bash", ["-c", script], timeout: timeout)
     }
+
+    /// Runs a Python 3 script with arguments: the client that holds descriptors and mappings
+    /// open across a lock, which no shell command can.
+    @discardableResult
+    static func python(_ script: String, _ arguments: [String] = [], timeout: TimeInterval = 60) -> CommandResult {
+        run("python3", ["-c", script] + arguments, timeout: timeout)
+    }
 }

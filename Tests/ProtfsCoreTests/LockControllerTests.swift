@@ -1,0 +1,131 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+@testable import ProtfsCore
+import ProtfsCrypto
+import ProtfsSystem
+
+/// The lock controller without FUSE: a real vault, the vault filesystem, and a page cache
+/// that records what the transition asked it to drop.
+@Suite struct LockControllerTests {
+    final class RecordingCache: KernelPageCache {
+        let drops = Mutex<[[ProtectionClass?]]>([])
+        let nodes: Mutex<[BackingNode]>
+        init(nodes: [BackingNode]) { self.nodes = Mutex(nodes) }
+        func dropPages(where selected: (BackingNode) -> Bool) {
+            let chosen = nodes.withLock { $0.filter(selected).map { $0.cachedHeader?.protectionClass } }
+            drops.withLock { $0.append(chosen) }
+        }
+    }
+
+    struct Fixture {
+        let directory: TemporaryDirectory
+        let vault: Vault
+        let controller: LockController
+        let fileSystem: VaultFileSystem
+
+        init(grace: Int = 0, unlocked: Bool = true) throws {
+            directory = TemporaryDirectory()
+            let backing = directory.child("backing")
+            _ = try Vault.initialize(backing: backing, protectionClass: .complete, deviceKeyPath: directory.child("device.key"),
+                                     passcode: { passcode("right") }, kdf: .interactive)
+            vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
+            if unlocked { try vault.unlock(passcode: passcode("right")) }
+            controller = LockController(vault: vault, initialState: unlocked ? .unlocked : .beforeFirstUnlock,
+                                        grace: grace, autolock: 0)
+            fileSystem = try VaultFileSystem(vault: vault, controller: controller)
+        }
+
+        var caller: Caller { Caller(uid: 0, gid: 0, pid: getpid()) }
+    }
+
+    func read(_ fs: VaultFileSystem, _ handle: OpenFileHandle) throws(Errno) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = try buffer.withUnsafeMutableBytes { b in Result { () throws(Errno) in try fs.read(handle, into: b, at: 0) } }.get()
+        return Array(buffer[0..<n])
+    }
+
+    func write(_ fs: VaultFileSystem, _ handle: OpenFileHandle, _ text: String) throws(Errno) {
+        let bytes = Array(text.utf8)
+        try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try fs.write(handle, b, at: 0) } }.get()
+    }
+
+    @Test func lockNowTakesCompleteHandlesAwayAndUnlockGivesThemBack() throws {
+        let f = try Fixture()
+        let (node, handle) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, handle, "secret")
+        let cache = RecordingCache(nodes: [node])
+        f.controller.attach(fileSystem: f.fileSystem, cache: cache)
+        f.controller.lock(.now)
+        #expect(f.controller.state == .locked)
+        #expect(throws: Errno.permissionDenied) { try read(f.fileSystem, handle) }
+        #expect(throws: Errno.permissionDenied) { try write(f.fileSystem, handle, "more") }
+        #expect(throws: Errno.permissionDenied) { try f.fileSystem.open(node, writable: false) }
+        #expect(f.vault.keyring.key(for: .complete) == nil && f.vault.keyring.key(for: .completeUnlessOpen) == nil)
+        #expect(node.content.state.withLock { $0.file } == nil, "the per-file key is gone")
+        // Both cache drops of the sequence selected the complete file.
+        #expect(cache.drops.withLock { $0 } == [[.complete], [.complete]])
+        try f.controller.unlock(passcode: passcode("right"))
+        #expect(f.controller.state == .unlocked)
+        #expect(try read(f.fileSystem, handle) == Array("secret".utf8))
+        f.fileSystem.release(handle)
+    }
+
+    @Test func graceKeepsCompleteAvailableAndUnlockCancelsTheLock() throws {
+        let f = try Fixture(grace: 30)
+        let (_, handle) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, handle, "x")
+        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: []))
+        let events = Mutex<[LockEvent]>([])
+        #expect(f.controller.watch { event in events.withLock { $0.append(event) }; return true } == .unlocked)
+        f.controller.lock(.normal)
+        #expect(f.controller.state == .locking)
+        #expect((f.controller.graceSecondsLeft ?? 0) > 25)
+        #expect(try read(f.fileSystem, handle) == Array("x".utf8))
+        f.controller.lock(.normal)  // does not restart the grace
+        try f.controller.unlock(passcode: passcode("right"))
+        #expect(f.controller.state == .unlocked)
+        f.controller.lock(.normal)
+        f.controller.lock(.now)
+        #expect(f.controller.state == .locked)
+        #expect(events.withLock { $0 } == [.willBecomeUnavailable, .didBecomeAvailable, .willBecomeUnavailable, .didBecomeUnavailable])
+        f.fileSystem.release(handle)
+    }
+
+    @Test func lockChangesNothingBeforeFirstUnlockAndWhenLocked() throws {
+        let f = try Fixture(unlocked: false)
+        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: []))
+        f.controller.lock(.normal)
+        f.controller.lock(.now)
+        f.controller.lock(.wait)
+        #expect(f.controller.state == .beforeFirstUnlock)
+        #expect(throws: VaultError.self) { try f.controller.unlock(passcode: passcode("wrong")) }
+        #expect(f.controller.state == .beforeFirstUnlock)
+        try f.controller.unlock(passcode: passcode("right"))
+        f.controller.lock(.now)
+        f.controller.lock(.normal)
+        #expect(f.controller.state == .locked)
+    }
+
+    @Test func completeUnlessOpenHandlesSurviveTheLockAndNewFilesCanBeCreated() throws {
+        let f = try Fixture()
+        let dir = try f.fileSystem.makeDirectory(Array("b".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+        try f.fileSystem.reclass(dir, to: .completeUnlessOpen)
+        let (node, handle) = try f.fileSystem.createFile(Array("db".utf8), in: dir, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, handle, "before")
+        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: [node]))
+        f.controller.lock(.now)
+        try write(f.fileSystem, handle, "after!")
+        #expect(try read(f.fileSystem, handle) == Array("after!".utf8))
+        #expect(throws: Errno.permissionDenied) { try f.fileSystem.open(node, writable: false) }
+        let (_, fresh) = try f.fileSystem.createFile(Array("journal".utf8), in: dir, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, fresh, "created while locked")
+        f.fileSystem.release(fresh)
+        f.fileSystem.release(handle)
+        try f.controller.unlock(passcode: passcode("right"))
+        let reopened = try f.fileSystem.open(f.fileSystem.lookup(Array("journal".utf8), in: dir), writable: false)
+        #expect(try read(f.fileSystem, reopened) == Array("created while locked".utf8))
+        f.fileSystem.release(reopened)
+    }
+}

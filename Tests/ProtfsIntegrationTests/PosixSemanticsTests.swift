@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// File semantics through the kernel that ext4 users rely on: big sparse files, appends,
+/// O_DIRECT, shared mmap, truncation, fallocate, modes, owners, times and special files.
+@Suite("POSIX semantics on the mount", .serialized)
+struct PosixSemanticsTests {
+    func run(_ script: String, on vault: TestVault, timeout: TimeInterval = 120) {
+        let result = CommandRunner.shell("set -e\ncd '\(vault.mountpoint)'\n" + script, timeout: timeout)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
+    }
+
+    @Test("sparse files past 4 GiB, truncate up and down, fallocate")
+    func sizesAndHoles() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        run("""
+            printf 'tail' | dd of=big bs=1 seek=5000000000 conv=notrunc status=none
+            [ "$(stat -c %s big)" = 5000000004 ]
+            [ "$(dd if=big bs=1 skip=5000000000 count=4 status=none)" = tail ]
+            [ "$(dd if=big bs=1 skip=4294967296 count=4 status=none | od -v -An -tx1 | tr -d ' ')" = 00000000 ]
+            [ "$(du -k big | cut -f1)" -lt 1024 ]
+            head -c 10000 /dev/urandom > t
+            cp t t.orig
+            truncate -s 5000 t && cmp t <(head -c 5000 t.orig)
+            truncate -s 9000 t && [ "$(stat -c %s t)" = 9000 ]
+            cmp <(head -c 5000 t) <(head -c 5000 t.orig)
+            [ "$(tail -c 4000 t | od -v -An -tx1 | tr -d ' \\n' | tr -d 0)" = "" ]
+            truncate -s 0 t && [ "$(stat -c %s t)" = 0 ]
+            fallocate -l 1000000 f && [ "$(stat -c %s f)" = 1000000 ]
+            [ "$(od -v -An -tx1 f | tr -d ' \\n' | tr -d 0)" = "" ]
+            """, on: vault)
+    }
+
+    @Test("O_APPEND from several writers, O_DIRECT, and a shared writable mmap")
+    func appendDirectAndMmap() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        run("""
+            for i in 1 2 3 4; do (for j in $(seq 1 200); do echo "writer $i line $j" >> log; done) & done; wait
+            [ "$(wc -l < log)" = 800 ]
+            [ "$(grep -c 'writer 3 line' log)" = 200 ]
+            head -c 1048576 /dev/urandom > src
+            dd if=src of=direct bs=4096 oflag=direct status=none
+            dd if=direct of=back bs=4096 iflag=direct status=none
+            cmp src back
+            python3 - <<'PY'
+            import mmap, os
+            fd = os.open("mapped", os.O_RDWR | os.O_CREAT, 0o644)
+            os.ftruncate(fd, 3 * 4096 + 17)
+            m = mmap.mmap(fd, 3 * 4096 + 17)
+            m[4090:4110] = b"across-the-boundary!"
+            m.flush(); m.close(); os.close(fd)
+            data = open("mapped", "rb").read()
+            assert data[4090:4110] == b"across-the-boundary!" and len(data) == 3 * 4096 + 17
+            PY
+            """, on: vault)
+        try vault.unmount()
+        try vault.mount()
+        run("""
+            python3 -c 'd = open("mapped", "rb").read(); assert d[4090:4110] == b"across-the-boundary!"'
+            """, on: vault)
+    }
+
+    @Test("modes, owners, set-group-ID directories, sticky bits and nanosecond times, at once")
+    func ownershipModesAndTimes() throws {
+        let vault = try TestVault()
+        try vault.mount(options: ["allow_other"])
+        defer { try? vault.unmount() }
+        run("""
+            umask 022
+            mkdir -m 0750 d && [ "$(stat -c %a d)" = 750 ]
+            mkdir -m 1777 sticky && [ "$(stat -c %a sticky)" = 1777 ]
+            chown 65534:65534 d && [ "$(stat -c %u:%g d)" = 65534:65534 ]
+            mkdir g && chgrp 100 g && chmod 2775 g
+            mkdir g/sub && touch g/file
+            [ "$(stat -c %g g/sub)" = 100 ] && [ "$(stat -c %g g/file)" = 100 ]
+            [ "$(stat -c %a g/sub)" = 2755 ]
+            touch f && chmod 4755 f && [ "$(stat -c %a f)" = 4755 ]
+            touch -d '2001-02-03 04:05:06.123456789' f
+            [ "$(stat -c %y f)" = "2001-02-03 04:05:06.123456789 +0000" ] || [ "$(stat -c %Y.%y f | cut -d. -f2 | cut -c1-9)" != "" ]
+            [ "$(stat -c '%.9Y' f 2>/dev/null || stat -c %Y f)" != "" ]
+            python3 -c 'import os; st = os.stat("f"); assert st.st_mtime_ns % 1000000000 == 123456789, st.st_mtime_ns'
+            setpriv --reuid=65534 --regid=65534 --clear-groups touch sticky/theirs
+            [ "$(stat -c %U sticky/theirs)" = nobody ]
+            ! setpriv --reuid=65534 --regid=65534 --clear-groups touch f 2>/dev/null
+            mknod cdev c 1 3 && [ "$(stat -c %F cdev)" = "character special file" ]
+            ! cat cdev 2>/dev/null
+            python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind("sock"); s.listen()'
+            [ "$(stat -c %F sock)" = socket ]
+            """, on: vault)
+    }
+
+    @Test("SQLite in WAL and rollback-journal modes")
+    func sqlite() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        run("""
+            for mode in wal delete; do
+                sqlite3 db-$mode "PRAGMA journal_mode=$mode; CREATE TABLE t(x INTEGER, y TEXT);"
+                for i in $(seq 1 20); do
+                    sqlite3 db-$mode "BEGIN; INSERT INTO t SELECT value, hex(randomblob(100)) FROM generate_series(1, 200); COMMIT;" 2>/dev/null \\
+                    || sqlite3 db-$mode "BEGIN; WITH RECURSIVE c(v) AS (SELECT 1 UNION ALL SELECT v+1 FROM c WHERE v < 200) INSERT INTO t SELECT v, hex(randomblob(100)) FROM c; COMMIT;"
+                done
+                [ "$(sqlite3 db-$mode 'SELECT count(*) FROM t')" = 4000 ]
+                [ "$(sqlite3 db-$mode 'PRAGMA integrity_check')" = ok ]
+            done
+            """, on: vault, timeout: 300)
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// Protection classes seen through the kernel: directories made per class with `setfattr`,
+/// and the class of a path read back with `getfattr`.
+extension TestVault {
+    /// The canonical names (SPEC section 1), most permissive first.
+    static let classNames = ["none", "completeUntilFirstUserAuthentication", "completeUnlessOpen", "complete"]
+
+    /// The directory of one class that `makeClassDirectories` creates.
+    static func classDirectory(_ protectionClass: String) -> String { "d-\(protectionClass)" }
+
+    /// Runs a bash script with the mount point as its working directory.
+    @discardableResult
+    func shell(_ script: String, timeout: TimeInterval = 60) -> CommandResult {
+        CommandRunner.shell("cd '\(mountpoint)' && \(script)", timeout: timeout)
+    }
+
+    /// Makes `d-CLASS` for every class (re-classed with `setfattr`, so what is created in it
+    /// inherits CLASS) holding `files`, name to contents, while the vault is unlocked.
+    func makeClassDirectories(holding files: [String: String] = [:]) throws {
+        for protectionClass in Self.classNames {
+            let directory = Self.classDirectory(protectionClass)
+            let made = shell("mkdir \(directory) && setfattr -n user.protfs.class -v \(protectionClass) \(directory)")
+            guard made.succeeded else { throw TestFailure("cannot make \(directory): \(made.stderr)") }
+            for (name, contents) in files {
+                try Data(contents.utf8).write(to: URL(fileURLWithPath: path("\(directory)/\(name)")))
+                let got = self.protectionClass(of: "\(directory)/\(name)")
+                guard got == protectionClass else { throw TestFailure("\(directory)/\(name) has class '\(got)'") }
+            }
+        }
+    }
+
+    /// `getfattr --only-values -n user.protfs.class` of a mount-relative path: the raw value,
+    /// so a trailing NUL or newline would show; the error message when there is none.
+    func protectionClass(of relative: String) -> String {
+        let result = shell("getfattr --only-values -n user.protfs.class '\(relative)'")
+        return result.succeeded ? result.stdout : "error: \(result.stderr)"
+    }
+}
