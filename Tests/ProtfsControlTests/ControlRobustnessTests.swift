@@ -111,13 +111,21 @@ import Synchronization
         let fixture = try ServerFixture()
         let client = try fixture.client()
         let results = Mutex<[Result<ControlReply, ControlFailure>]>([])
-        DispatchQueue.concurrentPerform(iterations: 200) { index in
-            let reply = Result { () throws(ControlFailure) in try client.send(index % 2 == 0 ? .status : .lock(.normal)) }
-            results.withLock { $0.append(reply) }
+        let clients = 150
+        let go = Mutex(false)
+        for index in 0..<clients {
+            Thread.detachNewThread {
+                while !go.withLock({ $0 }) { usleep(1_000) }
+                let reply = Result { () throws(ControlFailure) in try client.send(index % 2 == 0 ? .status : .lock(.normal)) }
+                results.withLock { $0.append(reply) }
+            }
         }
+        go.withLock { $0 = true }
+        let deadline = Date().addingTimeInterval(30)
+        while results.withLock({ $0.count }) < clients && Date() < deadline { usleep(10_000) }
         // Every request is answered: served, or refused as busy when more than the cap
         // arrive at the same moment; none is lost or garbled.
-        #expect(results.withLock { $0.count } == 200)
+        #expect(results.withLock { $0.count } == clients)
         for result in results.withLock({ $0 }) {
             switch result {
             case .success(.done), .success(.status): break
