@@ -12,6 +12,9 @@ final class TestVault {
     var deviceKey: String { root.appendingPathComponent("keys/device.key").path }
     var passcodeFile: String { root.appendingPathComponent("passcode").path }
     private(set) var daemon: Process?
+    /// Added to the daemon's environment at every mount (test hooks such as
+    /// `PROTFS_TEST_DELAY_SCALE`).
+    var daemonEnvironment: [String: String] = [:]
     private var daemonLog: URL { root.appendingPathComponent("daemon.log") }
 
     static var protfs: String { CommandRunner.builtExecutable("protfs") }
@@ -35,6 +38,7 @@ final class TestVault {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.protfs)
         process.arguments = ["mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
+        process.environment = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { $1 }
         _ = FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: daemonLog)
         process.standardOutput = log
