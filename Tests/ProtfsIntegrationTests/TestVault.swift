@@ -8,7 +8,9 @@ final class TestVault {
 
     let root: URL
     var backing: String { root.appendingPathComponent("backing").path }
-    var mountpoint: String { root.appendingPathComponent("mnt").path }
+    /// `isDirectory` spelled out: without it Foundation stats the path, and a stat of the
+    /// mount point is a request that reaches the daemon (and resets its auto-lock timer).
+    var mountpoint: String { root.appendingPathComponent("mnt", isDirectory: true).path }
     var deviceKey: String { root.appendingPathComponent("keys/device.key").path }
     var passcodeFile: String { root.appendingPathComponent("passcode").path }
     private(set) var daemon: Process?
