@@ -34,9 +34,15 @@ public enum ControlSocketPath {
     }
 
     /// The mount point as the daemon names it: `realpath`, or, when the mount is dead or
-    /// gone, the best lexical form (the client never needs access to the mount itself).
+    /// gone, the best lexical form. The client never needs access to the mount itself, and
+    /// must not touch it: resolving the mount point would send the daemon a request, which
+    /// counts as activity and would hold off auto-lock. So the parent is resolved first, and
+    /// the mount point itself only when that does not name a protfs mount.
     public static func canonicalMountpoint(_ path: String) -> String {
-        CanonicalPath.bestEffort(path)
+        if let viaParent = CanonicalPath.resolvingParent(path), MountTable.protfsMountPoints().contains(viaParent) {
+            return viaParent
+        }
+        return CanonicalPath.bestEffort(path)
     }
 
     private static func userRuntimeDirectory() -> String? {

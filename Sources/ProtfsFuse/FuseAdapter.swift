@@ -26,10 +26,13 @@ public final class FuseAdapter: Sendable {
         inodes = InodeTable(root: fileSystem.root)
     }
 
-    /// The adapter of a request; every request counts as activity for auto-lock.
-    static func from(_ req: fuse_req_t) -> FuseAdapter {
+    /// The adapter of a request. Requests count as activity for auto-lock, except the
+    /// kernel's own housekeeping (`forget` when it evicts its caches, as `drop_caches` or
+    /// memory pressure do) and `statfs` (every `df` on the machine sends one): neither is
+    /// anybody using the vault.
+    static func from(_ req: fuse_req_t, countsAsActivity: Bool = true) -> FuseAdapter {
         let adapter = Unmanaged<FuseAdapter>.fromOpaque(fuse_req_userdata(req)!).takeUnretainedValue()
-        adapter.fileSystem.controller.noteActivity()
+        if countsAsActivity { adapter.fileSystem.controller.noteActivity() }
         return adapter
     }
 

@@ -18,8 +18,8 @@ enum LowLevelOperations {
             conn.pointee.max_readahead = 1 << 20
         }
         ops.lookup = { req, parent, name in FuseAdapter.from(req!).lookup(req!, parent, name!) }
-        ops.forget = { req, ino, count in FuseAdapter.from(req!).forget(req!, ino, count) }
-        ops.forget_multi = { req, count, items in FuseAdapter.from(req!).forgetMany(req!, count, items!) }
+        ops.forget = { req, ino, count in FuseAdapter.from(req!, countsAsActivity: false).forget(req!, ino, count) }
+        ops.forget_multi = { req, count, items in FuseAdapter.from(req!, countsAsActivity: false).forgetMany(req!, count, items!) }
         ops.getattr = { req, ino, _ in FuseAdapter.from(req!).getattr(req!, ino) }
         ops.setattr = { req, ino, attr, toSet, fi in FuseAdapter.from(req!).setattr(req!, ino, attr!, toSet, fi) }
         ops.readlink = { req, ino in FuseAdapter.from(req!).readlink(req!, ino) }
@@ -46,7 +46,7 @@ enum LowLevelOperations {
         ops.readdir = { req, ino, size, offset, fi in FuseAdapter.from(req!).readdir(req!, ino, size, offset, fi!) }
         ops.releasedir = { req, _, fi in FuseAdapter.from(req!).releasedir(req!, fi!) }
         ops.fsyncdir = { req, ino, _, _ in FuseAdapter.from(req!).fsyncdir(req!, ino) }
-        ops.statfs = { req, _ in FuseAdapter.from(req!).statfs(req!) }
+        ops.statfs = { req, _ in FuseAdapter.from(req!, countsAsActivity: false).statfs(req!) }
         ops.setxattr = { req, ino, name, value, size, flags in
             FuseAdapter.from(req!).setxattr(req!, ino, name!, value, size, flags)
         }

@@ -61,6 +61,7 @@ struct MountOptions {
         configuration.foreground = foreground
         configuration.allowOther = allowOther
         configuration.readOnly = readOnly
+        configuration.debugRequests = debug
         configuration.fuseOptions = fuseOptions
         return configuration
     }

@@ -7,24 +7,24 @@ final class TestVault {
     static let passcode = "correct horse battery staple"
 
     let root: URL
-    var backing: String { root.appendingPathComponent("backing").path }
-    /// `isDirectory` spelled out: without it Foundation stats the path, and a stat of the
-    /// mount point is a request that reaches the daemon (and resets its auto-lock timer).
-    var mountpoint: String { root.appendingPathComponent("mnt", isDirectory: true).path }
-    var deviceKey: String { root.appendingPathComponent("keys/device.key").path }
-    var passcodeFile: String { root.appendingPathComponent("passcode").path }
+    // Plain strings, computed without Foundation's URL path appending, which stats the
+    // result (a request to the daemon each time, which would hold off auto-lock).
+    var backing: String { root.path + "/backing" }
+    var mountpoint: String { root.path + "/mnt" }
+    var deviceKey: String { root.path + "/keys/device.key" }
+    var passcodeFile: String { root.path + "/passcode" }
     private(set) var daemon: Process?
     /// Added to the daemon's environment at every mount (test hooks such as
     /// `PROTFS_TEST_DELAY_SCALE`).
     var daemonEnvironment: [String: String] = [:]
-    private var daemonLog: URL { root.appendingPathComponent("daemon.log") }
+    private var daemonLog: URL { URL(fileURLWithPath: root.path + "/daemon.log", isDirectory: false) }
 
     static var protfs: String { CommandRunner.builtExecutable("protfs") }
     static var protfsctl: String { CommandRunner.builtExecutable("protfsctl") }
 
     init(protectionClass: String? = nil, initialize: Bool = true) throws {
-        root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("protfs-test-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(atPath: root.appendingPathComponent("mnt").path, withIntermediateDirectories: true)
+        root = URL(fileURLWithPath: NSTemporaryDirectory() + "protfs-test-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        try FileManager.default.createDirectory(atPath: root.path + "/mnt", withIntermediateDirectories: true)
         try (Self.passcode + "\n").write(toFile: passcodeFile, atomically: true, encoding: .utf8)
         guard initialize else { return }
         var arguments = ["init", backing, "--device-key", deviceKey, "--passcode-file", passcodeFile, "--kdf", "interactive"]
