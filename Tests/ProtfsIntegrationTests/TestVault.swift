@@ -14,6 +14,9 @@ final class TestVault {
     var deviceKey: String { root.path + "/keys/device.key" }
     var passcodeFile: String { root.path + "/passcode" }
     private(set) var daemon: Process?
+    /// Added to the daemon's environment at every mount (test hooks such as
+    /// `PROTFS_TEST_DELAY_SCALE`).
+    var daemonEnvironment: [String: String] = [:]
     private var daemonLog: URL { URL(fileURLWithPath: root.path + "/daemon.log", isDirectory: false) }
 
     static var protfs: String { CommandRunner.builtExecutable("protfs") }
@@ -37,6 +40,7 @@ final class TestVault {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.protfs)
         process.arguments = ["mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
+        process.environment = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { $1 }
         _ = FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: daemonLog)
         process.standardOutput = log
