@@ -50,7 +50,9 @@ final class TestVault {
         daemon = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if Self.isMounted(mountpoint) { return }
+            // The daemon's own control socket answering with its pid: a dead mount left at the
+            // same place by an earlier daemon is listed in /proc/mounts too.
+            if Self.isMounted(mountpoint) && servedByDaemon(process.processIdentifier) { return }
             if !process.isRunning {
                 daemon = nil
                 throw TestFailure("daemon exited with \(process.terminationStatus): \(daemonOutput)")
@@ -59,6 +61,13 @@ final class TestVault {
         }
         try? unmount()
         throw TestFailure("mount did not appear within 20 s: \(daemonOutput)")
+    }
+
+    private func servedByDaemon(_ pid: Int32) -> Bool {
+        let status = CommandRunner.run(Self.protfsctl, ["status", "--json", mountpoint], timeout: 10)
+        guard status.succeeded,
+              let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] else { return false }
+        return (object["pid"] as? Int).map(Int32.init) == pid
     }
 
     var daemonOutput: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
