@@ -51,7 +51,7 @@ enum MountCommand {
 
         var detachment: Detachment?
         if !options.foreground {
-            guard let forked = Detachment.fork() else {
+            guard let forked = Detachment.fork(keeping: [vault.backingRoot.rawValue]) else {
                 report("cannot fork into the background (\(Errno.current)); try -f")
                 return .failure
             }
@@ -103,6 +103,9 @@ enum MountCommand {
         log.info("serving \(backing) on \(mountpoint)")
         _ = session.serve(maxThreads: configuration.maxThreads)
         control.stop()
+        // Unmounted: nothing will use a key again.
+        for protectionClass in ProtectionClass.allCases { fileSystem.dropContentKeys(of: protectionClass) }
+        vault.keyring.remove(ProtectionClass.allCases)
         log.info("unmounted \(mountpoint)")
         return .success
     }
@@ -111,11 +114,14 @@ enum MountCommand {
 /// Messages of the mount command, which reports its own failures before choosing an exit code.
 private func report(_ message: String) { writeError("protfs mount: \(message)\n") }
 
-/// The daemon is not dumpable and writes no core: its memory holds keys and plaintext.
+/// The daemon is not dumpable and writes no core: its memory holds keys and plaintext. Its
+/// signal mask is its own (a parent may hand down any): only the termination signals are
+/// blocked, for the session's watcher thread to take.
 enum DaemonHardening {
     static func apply() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
         _ = protfs_set_undumpable()
+        TerminationSignals.blockInThisThreadAndItsChildren()
     }
 }
