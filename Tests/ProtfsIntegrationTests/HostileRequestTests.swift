@@ -8,36 +8,8 @@ import Testing
 /// must keep answering afterwards.
 @Suite("Hostile requests through the kernel", .serialized)
 struct HostileRequestTests {
-    /// `expect(label, call, outcome)`: `outcome` is `Fails(errno)`, `OK` (any success), a
-    /// value the call must return, or a predicate on what it returns. Failures are collected
-    /// and printed; the script exits 1 if there were any. Argument 1 is the mount point.
-    static let prelude = #"""
-        import ctypes, errno, mmap, os, struct, sys
-        os.chdir(sys.argv[1])
-        libc = ctypes.CDLL(None, use_errno=True)
-        OK = object()
-        failures = []
-
-        class Fails:
-            def __init__(self, number):
-                self.number = number
-            def __repr__(self):
-                return errno.errorcode.get(self.number, str(self.number))
-
-        def expect(label, call, outcome=OK):
-            try:
-                got = call()
-            except OSError as e:
-                if not (isinstance(outcome, Fails) and outcome.number == e.errno):
-                    failures.append("%s: %s, expected %s" % (label, errno.errorcode.get(e.errno, e.errno),
-                                                             repr(outcome) if isinstance(outcome, Fails) else "success"))
-                return None
-            if isinstance(outcome, Fails):
-                failures.append("%s: succeeded with %.80r, expected %r" % (label, got, outcome))
-            elif outcome is not OK and not (outcome(got) if callable(outcome) else got == outcome):
-                failures.append("%s: got %.80r, expected %.80r" % (label, got, outcome))
-            return got
-
+    /// Helpers of these scripts, after `PythonChecks.prelude`.
+    static let helpers = #"""
         def fallocate(fd, mode, offset, length):
             if libc.fallocate(fd, mode, ctypes.c_long(offset), ctypes.c_long(length)) != 0:
                 raise OSError(ctypes.get_errno(), "fallocate")
@@ -56,11 +28,6 @@ struct HostileRequestTests {
                 raise OSError(ctypes.get_errno(), "listxattr")
             return n
 
-        def finish():
-            os.stat(".")
-            print("\n".join(failures))
-            sys.exit(1 if failures else 0)
-
         """#
 
     /// Runs a client script on a fresh mount, then checks that the daemon still answers.
@@ -68,7 +35,7 @@ struct HostileRequestTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let result = CommandRunner.python(Self.prelude + script + "\nfinish()\n", [vault.mountpoint], timeout: timeout)
+        let result = PythonChecks.run(Self.helpers + script, in: vault.mountpoint, timeout: timeout)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
         #expect(vault.daemon?.isRunning == true, "the daemon is gone: \(vault.daemonOutput)")
         let root = CommandRunner.run("stat", ["-c", "%F", vault.mountpoint], timeout: 10)
