@@ -91,12 +91,18 @@ struct SecretHygieneTests {
         let keys = try VaultKeys(of: vault)
         let backingPath = vault.protfsctl(["backing-path", vault.path("c/secret")])
         try #require(backingPath.succeeded, "\(backingPath.stderr)")
-        let needles = [("the plaintext marker", marker),
-                       ("the file's key", try keys.fileKey(ofBacking: backingPath.stdout.trimmingCharacters(in: .newlines)))]
+        let unlock = vault.protfsctl(["unlock", vault.mountpoint, "--passcode-file", vault.passcodeFile])
+        try #require(unlock.succeeded, "\(unlock.stderr)")
+        // Never kept: the passcode (read at mount and sent by protfsctl straight into locked
+        // memory, wiped after use) and the plaintext (write payloads and read replies are
+        // wiped). Kept until the lock: the file's key and the class keys.
+        let neverKept = [("the passcode", Array(TestVault.passcode.utf8)), ("the plaintext marker", marker)]
+        let keptUntilTheLock = [("the file's key", try keys.fileKey(ofBacking: backingPath.stdout.trimmingCharacters(in: .newlines)))]
             + keys.keysWipedByTheLock
+        let needles = neverKept + keptUntilTheLock
         let whileUnlocked = try scan(pid, for: needles)
         // The scan sees keys where they are: the class keys are installed and the file is open.
-        #expect(whileUnlocked == Set(needles.dropFirst().map(\.0)), "found while unlocked: \(whileUnlocked)")
+        #expect(whileUnlocked == Set(keptUntilTheLock.map(\.0)), "found while unlocked: \(whileUnlocked)")
 
         switch end {
         case .now: try vault.lock(now: true)
