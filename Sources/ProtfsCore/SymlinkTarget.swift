@@ -124,6 +124,11 @@ public enum SymlinkTarget {
                 guard error == .exists else { throw error }
             }
         }
-        return try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory, .nonBlocking])
+        do {
+            return try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory, .nonBlocking])
+        } catch .loop, .notDirectory {
+            // Something planted in its place: never followed, and damage like any other.
+            throw .io
+        }
     }
 }

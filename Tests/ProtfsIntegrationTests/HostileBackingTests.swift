@@ -104,6 +104,7 @@ struct HostileBackingTests {
             expect("metadir: class", lambda: os.getxattr("metadir", "user.protfs.class"), EIO)
             expect("the long name with a FIFO sidecar reads", lambda: open(LONG, "rb").read(), b"long")
             expect("longlink with the link store planted", lambda: os.readlink("longlink"), EIO)
+            expect("a new long symlink with the link store planted", lambda: os.symlink("t" * 4000, "newlong"), EIO)
             expect("the listing shows no dot or slash names and skips the long one",
                    lambda: sorted(os.listdir(".")), sorted(["symfile", "relsym", "fifo", "device", "symdir", "metadir", "plain", "longlink"]))
             expect("plain still reads", lambda: open("plain", "rb").read(), b"inside plain")
