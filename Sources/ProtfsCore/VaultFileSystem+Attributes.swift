@@ -50,10 +50,11 @@ extension VaultFileSystem {
     /// The root's mode and owner are the mount's own (the backing root stays 0700).
     private func changeRootAttributes(_ changes: AttributeChanges) throws(Errno) {
         guard changes.mode != nil || changes.uid != nil || changes.gid != nil else { return }
-        var shown = try RootAttributes.read(from: root.descriptor)
+        var shown = try shownRootAttributes()
         if let mode = changes.mode { shown.mode = mode & 0o7777 }
         if let uid = changes.uid { shown.uid = uid }
         if let gid = changes.gid { shown.gid = gid }
         try shown.write(to: root.descriptor)
+        rootAttributes.withLock { $0 = shown }
     }
 }

@@ -19,7 +19,7 @@ public final class FuseAdapter: Sendable {
 
     var session: OpaquePointer? { OpaquePointer(bitPattern: sessionAddress.load(ordering: .acquiring)) }
 
-    public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 1.0) {
+    public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30) {
         self.fileSystem = fileSystem
         self.log = log
         self.cacheTimeout = cacheTimeout

@@ -14,6 +14,9 @@ final class TestVault {
     var deviceKey: String { root.path + "/keys/device.key" }
     var passcodeFile: String { root.path + "/passcode" }
     private(set) var daemon: Process?
+    /// Added to the daemon's environment at every mount (test hooks such as
+    /// `PROTFS_TEST_DELAY_SCALE`).
+    var daemonEnvironment: [String: String] = [:]
     private var daemonLog: URL { URL(fileURLWithPath: root.path + "/daemon.log", isDirectory: false) }
 
     static var protfs: String { CommandRunner.builtExecutable("protfs") }
@@ -39,6 +42,7 @@ final class TestVault {
         let command = launcher + [Self.protfs, "mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { $1 }
         _ = FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: daemonLog)
         process.standardOutput = log
@@ -48,7 +52,9 @@ final class TestVault {
         daemon = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if Self.isMounted(mountpoint) { return }
+            // The daemon's own control socket answering with its pid: a dead mount left at the
+            // same place by an earlier daemon is listed in /proc/mounts too.
+            if Self.isMounted(mountpoint) && servedByDaemon(process.processIdentifier) { return }
             if !process.isRunning {
                 daemon = nil
                 throw TestFailure("daemon exited with \(process.terminationStatus): \(daemonOutput)")
@@ -57,6 +63,13 @@ final class TestVault {
         }
         try? unmount()
         throw TestFailure("mount did not appear within 20 s: \(daemonOutput)")
+    }
+
+    private func servedByDaemon(_ pid: Int32) -> Bool {
+        let status = CommandRunner.run(Self.protfsctl, ["status", "--json", mountpoint], timeout: 10)
+        guard status.succeeded,
+              let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] else { return false }
+        return (object["pid"] as? Int).map(Int32.init) == pid
     }
 
     var daemonOutput: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
