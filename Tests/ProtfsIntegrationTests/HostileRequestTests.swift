@@ -21,6 +21,19 @@ struct HostileRequestTests {
                 raise OSError(ctypes.get_errno(), "getxattr")
             return n
 
+        def getdents(directory):
+            # The names of one getdents64 call at the descriptor's offset.
+            buffer = ctypes.create_string_buffer(65536)
+            n = libc.syscall(217, directory, buffer, ctypes.c_size_t(65536))
+            if n < 0:
+                raise OSError(ctypes.get_errno(), "getdents64")
+            names, at = [], 0
+            while at < n:
+                length = struct.unpack_from("<H", buffer.raw, at + 16)[0]
+                names.append(buffer.raw[at + 19:at + length].split(b"\0")[0])
+                at += length
+            return names
+
         def listxattr_sized(path, size):
             buffer = ctypes.create_string_buffer(max(size, 1))
             n = libc.listxattr(path.encode(), buffer if size else None, ctypes.c_size_t(size))
@@ -79,6 +92,16 @@ struct HostileRequestTests {
             expect("SEEK_END to near 2^62", lambda: os.lseek(fd, 2**62, os.SEEK_END), 2**62 + 11)
             expect("a read at that offset", lambda: os.read(fd, 10), b"")
             os.close(fd)
+            for i in range(5):
+                open("entry%d" % i, "w").close()
+            directory = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+            # Eight entries with ".", "..", "f": offsets past them list nothing.
+            for offset, count in [(3, 5), (8, 0), (1000, 0), (2**31, 0), (2**62, 0), (2**63 - 1, 0)]:
+                expect("lseek the directory to %d" % offset, lambda: os.lseek(directory, offset, os.SEEK_SET), offset)
+                expect("getdents at %d" % offset, lambda: len(getdents(directory)), count)
+            expect("lseek the directory to -1", lambda: os.lseek(directory, -1, os.SEEK_SET), Fails(errno.EINVAL))
+            os.lseek(directory, 0, os.SEEK_SET)
+            expect("a whole listing after all that", lambda: sorted(getdents(directory)), sorted([b".", b"..", b"f"] + [b"entry%d" % i for i in range(5)]))
             """)
     }
 

@@ -175,9 +175,11 @@ struct SecretHygieneTests {
         let pid = try #require((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["pid"] as? Int32)
         defer {
             try? vault.unmount()
+            // Still this daemon (not a process that reused its pid): its argv names the mount.
+            let ours = { (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.contains(vault.mountpoint) == true }
             let deadline = Date().addingTimeInterval(15)
-            while kill(pid, 0) == 0 && Date() < deadline { usleep(50_000) }
-            if kill(pid, 0) == 0 { kill(pid, SIGKILL) }
+            while ours() && Date() < deadline { usleep(50_000) }
+            if ours() { kill(pid, SIGKILL) }
         }
         // A slab: 2048 keys of 32 bytes, and the page sodium_malloc adds for its canary.
         let slab = (2048 * 32 + 4096) / 1024
