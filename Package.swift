@@ -25,6 +25,6 @@ let package = Package(
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem"]),
-        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem"]),
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem", "ProtfsCore", "ProtfsCrypto"]),
     ]
 )

@@ -17,6 +17,7 @@ extension VaultFileSystem {
     /// Applies `changes`; a size change goes through `handle` when the kernel sent one
     /// (`ftruncate`), else it opens the file like `truncate(2)` does.
     public func setAttributes(_ changes: AttributeChanges, of node: BackingNode, handle: OpenFileHandle?) throws(Errno) -> stat {
+        try requireVaultFile(node)
         if let size = changes.size {
             guard node.isRegularFile else { throw node.isDirectory ? .isDirectory : .invalid }
             guard size >= 0 else { throw .invalid }
@@ -36,6 +37,14 @@ extension VaultFileSystem {
             try node.descriptor.setTimes(access: changes.accessTime ?? .omit, modification: changes.modificationTime ?? .omit)
         }
         return try attributes(of: node)
+    }
+
+    /// A regular file must carry a header of this vault before anything changes its inode: a
+    /// hard link planted in the backing directory to a file outside it shares that file's
+    /// inode, and a chmod, chown or touch through the mount would change the outside file.
+    /// `EIO`, as for its contents; the header is cached, so this costs nothing afterwards.
+    func requireVaultFile(_ node: BackingNode) throws(Errno) {
+        if node.isRegularFile { _ = try header(of: node) }
     }
 
     /// The root's mode and owner are the mount's own (the backing root stays 0700).

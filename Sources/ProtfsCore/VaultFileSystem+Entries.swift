@@ -79,6 +79,7 @@ extension VaultFileSystem {
 
     public func link(_ node: BackingNode, as name: [UInt8], in parent: BackingNode) throws(Errno) {
         guard !node.isDirectory else { throw .notPermitted }
+        try requireVaultFile(node)
         try creatingEntry(name, in: parent) { (stored) throws(Errno) in
             try node.descriptor.link(to: parent.descriptor, stored)
         }

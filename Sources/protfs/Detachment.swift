@@ -10,9 +10,9 @@ struct Detachment {
 
     /// Forks. The parent waits for the child's report and exits with it (1 if the child died
     /// first); the child, in a new session, gets the reporting end and closes every other
-    /// descriptor but `keeping`: a daemon must not hold its caller's pipes and sockets (a
-    /// caller waiting for their end would wait for ever). Nil if the fork failed.
-    static func fork(keeping: [Int32]) -> Detachment? {
+    /// inherited descriptor: a daemon must not hold its caller's pipes and sockets (a caller
+    /// waiting for their end would wait for ever). Nil if the fork failed.
+    static func fork() -> Detachment? {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
         let child = Glibc.fork()
@@ -30,8 +30,8 @@ struct Detachment {
         }
         close(ends[0])
         setsid()
-        let kept = (keeping + [ends[1]]).sorted()
-        kept.withUnsafeBufferPointer { protfs_close_descriptors_except($0.baseAddress, Int32($0.count)) }
+        var kept = ends[1]
+        protfs_close_descriptors_except(&kept, 1)
         return Detachment(reportDescriptor: ends[1])
     }
 

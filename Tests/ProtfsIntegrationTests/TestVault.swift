@@ -34,12 +34,14 @@ final class TestVault {
     }
 
     /// Mounts in the foreground as a child process and waits until the kernel shows the mount.
-    func mount(passcode: Bool = true, options: [String] = []) throws {
+    /// `launcher` runs the daemon through another program that execs it (setpriv, say).
+    func mount(passcode: Bool = true, options: [String] = [], launcher: [String] = []) throws {
         var all = ["device_key=\(deviceKey)"] + options
         if passcode { all.append("passcode_file=\(passcodeFile)") }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.protfs)
-        process.arguments = ["mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
+        let command = launcher + [Self.protfs, "mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { $1 }
         _ = FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: daemonLog)
