@@ -34,4 +34,10 @@ public enum ClassHint {
                              keys: FilesystemKeys) throws(Errno) {
         try object.setExtendedAttribute(attributeName, seal(protectionClass, objectID: objectID, keys: keys))
     }
+
+    /// Takes the hint away before the truth changes: a crash before the new hint is written
+    /// then leaves a missing hint, which is rewritten silently, never a stale one (EIO).
+    public static func remove(from object: FileDescriptor) throws(Errno) {
+        do { try object.removeExtendedAttribute(attributeName) } catch .noData {}
+    }
 }

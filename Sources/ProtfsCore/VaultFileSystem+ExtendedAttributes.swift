@@ -70,11 +70,14 @@ extension VaultFileSystem {
 
     /// Re-classes a directory (its later children) or a file (re-wraps its key; contents
     /// untouched). A file needs the old class's key and the new class's wrapping key now.
+    /// The class hint goes before the truth changes and comes back after (`ClassHint.remove`),
+    /// so a crash in between cannot leave a hint that disagrees with the truth.
     public func reclass(_ node: BackingNode, to newClass: ProtectionClass) throws(Errno) {
         if node.isDirectory {
             let current = try directoryMetadata(of: node)
             guard current.protectionClass != newClass else { return }
             let metadata = current.withClass(newClass)
+            try ClassHint.remove(from: node.descriptor)
             try metadata.replace(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
             node.cachedDirectoryMetadata = metadata
             try ClassHint.write(newClass, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
@@ -90,6 +93,7 @@ extension VaultFileSystem {
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
             let fd = try node.descriptor.reopen(.readWrite)
             defer { fd.close() }
+            try ClassHint.remove(from: node.descriptor)
             try header.commitRewrap(to: fd)
             node.cachedHeader = header
             try ClassHint.write(newClass, to: node.descriptor, objectID: header.fileID, keys: keys)

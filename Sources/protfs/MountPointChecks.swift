@@ -11,15 +11,22 @@ enum MountPointChecks {
 
     static func canonical(_ path: String) -> String? { CanonicalPath.resolved(path) }
 
-    /// Clears a protfs mount whose daemon died (the kernel answers ENOTCONN), so the mount
-    /// point can be used again; refuses a live one.
+    /// Clears a protfs mount whose daemon died (the kernel answers ENOTCONN, or ECONNABORTED
+    /// just after the death), so the mount point can be used again; refuses a live one. The
+    /// dead daemon's auto-unmount helper is left to do it while it runs (`AutoUnmountHelper`).
+    /// The probe is `statvfs`, a request that always reaches the daemon: a `stat` of the
+    /// root is answered from the kernel's attribute cache for a while after the daemon died.
     static func clearDeadMount(at mountpoint: String) throws(Refusal) {
         guard MountTable.protfsMountPoints().contains(mountpoint) else { return }
-        var st = stat()
-        if stat(mountpoint, &st) == 0 {
+        var st = statvfs()
+        if statvfs(mountpoint, &st) == 0 {
+            // Answered: a live mount, unless the dead one went away between the two looks
+            // (its helper's unmount) and the plain directory answered.
+            guard MountTable.protfsMountPoints().contains(mountpoint) else { return }
             throw Refusal(description: "\(mountpoint) is already a protfs mount; unmount it first (fusermount3 -u \(mountpoint))")
         }
-        guard Errno.current == Errno(ENOTCONN) else { return }
+        guard Errno.current == Errno(ENOTCONN) || Errno.current == Errno(ECONNABORTED) else { return }
+        if AutoUnmountHelper.awaitUnmount(of: mountpoint) { return }
         if umount2(mountpoint, Int32(MNT_DETACH)) != 0 {
             let status = runQuietly("/bin/fusermount3", ["-u", "-z", mountpoint])
             if status != 0 {

@@ -13,13 +13,17 @@ final class TestVault {
     var mountpoint: String { root.path + "/mnt" }
     var deviceKey: String { root.path + "/keys/device.key" }
     var passcodeFile: String { root.path + "/passcode" }
-    private(set) var daemon: Process?
+    var daemon: Process?
     /// Added to the daemon's environment at every mount (test hooks such as
     /// `PROTFS_TEST_DELAY_SCALE`).
     var daemonEnvironment: [String: String] = [:]
     private var daemonLog: URL { URL(fileURLWithPath: root.path + "/daemon.log", isDirectory: false) }
 
-    static var protfs: String { CommandRunner.builtExecutable("protfs") }
+    /// `PROTFS_TEST_PROTFS` runs the tests against another build of the daemon (say one with
+    /// ThreadSanitizer, see ConcurrencyTests).
+    static var protfs: String {
+        ProcessInfo.processInfo.environment["PROTFS_TEST_PROTFS"] ?? CommandRunner.builtExecutable("protfs")
+    }
     static var protfsctl: String { CommandRunner.builtExecutable("protfsctl") }
 
     init(protectionClass: String? = nil, initialize: Bool = true) throws {
@@ -93,8 +97,10 @@ final class TestVault {
             let deadline = Date().addingTimeInterval(15)
             while daemon.isRunning && Date() < deadline { usleep(20_000) }
             if daemon.isRunning {
+                // Not waitUntilExit: Foundation sees the exit only once the processes that
+                // inherited the daemon's descriptors (its fusermount3 helper) are gone too.
                 kill(daemon.processIdentifier, SIGKILL)
-                daemon.waitUntilExit()
+                while !Self.hasDied(daemon.processIdentifier) && Date() < deadline.addingTimeInterval(15) { usleep(20_000) }
             }
             self.daemon = nil
         }
