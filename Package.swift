@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem"], resources: [.copy("Vectors")]),
-        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl"]),
-        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem"]),
+        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem"]),
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem", "ProtfsCore", "ProtfsCrypto"]),
     ]
 )

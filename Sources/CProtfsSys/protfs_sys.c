@@ -46,6 +46,24 @@ int protfs_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC)
 int protfs_set_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int protfs_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 
+static void close_between(unsigned first, unsigned last) {
+    if (first > last) return;
+    if (close_range(first, last, 0) == 0) return;
+    long max = sysconf(_SC_OPEN_MAX);
+    unsigned end = last < (unsigned)(max > 0 ? max : 65536) ? last : (unsigned)(max > 0 ? max : 65536);
+    for (unsigned fd = first; fd <= end; fd++) close((int)fd);
+}
+
+void protfs_close_descriptors_except(const int *keep, int count) {
+    unsigned next = 3;
+    for (int i = 0; i < count; i++) {
+        if (keep[i] < (int)next) continue;
+        close_between(next, (unsigned)keep[i] - 1);
+        next = (unsigned)keep[i] + 1;
+    }
+    close_between(next, ~0U);
+}
+
 int protfs_errno(void) { return errno; }
 void protfs_set_errno(int value) { errno = value; }
 

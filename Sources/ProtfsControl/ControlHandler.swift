@@ -34,8 +34,8 @@ extension StatusReport {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
     }
 
-    /// Every key, in SPEC order, with `null` for a value that does not apply now, so that
-    /// `status --json` always has the same shape.
+    /// Every key, with `null` for a value that does not apply now, so that `status --json`
+    /// always has the same shape.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(state, forKey: .state)

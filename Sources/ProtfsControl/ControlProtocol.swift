@@ -93,8 +93,8 @@ public enum ControlReply: Sendable, Equatable {
 /// The limits every frame is held to, on both sides.
 public enum ControlLimits {
     public static let maximumHeaderLength = 64 * 1024
+    /// At most two secrets follow a header (`passwd`); how many is fixed by the request.
     public static let maximumSecretLength = PasscodeReader.maximumByteCount
-    public static let maximumSecrets = 2
     public static let maximumJSONDepth = 8
     /// A path of PATH_MAX bytes has at most this many components.
     public static let maximumPathComponents = 2048

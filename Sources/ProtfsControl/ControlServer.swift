@@ -117,6 +117,9 @@ public final class ControlServer: Sendable {
         waitUntil(seconds: 2) { $0.connections.isEmpty }
     }
 
+    /// Connections being served now (watchers included).
+    var connectionCount: Int { state.withLock { $0.connections.count } }
+
     // MARK: accepting
 
     private func acceptConnections(on listener: UnixSocket) {
@@ -135,14 +138,16 @@ public final class ControlServer: Sendable {
                 default: return
                 }
             }
-            let admitted = state.withLock { state in
-                guard !state.stopping, state.connections.count < Self.maximumConnections else { return false }
+            let admission: Admission = state.withLock { state in
+                if state.stopping { return .stopping }
+                guard state.connections.count < Self.maximumConnections else { return .busy }
                 state.connections[connection.fd] = connection
-                return true
+                return .admitted
             }
-            guard admitted else {
-                refuse(connection)
-                continue
+            switch admission {
+            case .admitted: break
+            case .busy: refuse(connection); continue
+            case .stopping: connection.close(); continue
             }
             let session = ControlSession(socket: connection, handler: handler, mountpoint: mountpoint, mountingUser: mountingUser)
             Thread.detachNewThread { [self] in
@@ -152,6 +157,8 @@ public final class ControlServer: Sendable {
             }
         }
     }
+
+    private enum Admission { case admitted, busy, stopping }
 
     /// Tells an excess client why, without waiting on it, and closes the connection.
     private func refuse(_ connection: UnixSocket) {

@@ -60,9 +60,8 @@ public struct DirectoryMetadata: Sendable, Hashable {
     /// Reads `protfs.dir` in the backing directory `directory`. A missing file is `ENOENT`;
     /// anything but a 64-byte regular file that authenticates is `EIO`.
     public static func read(in directory: FileDescriptor, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) -> DirectoryMetadata {
-        let fd = try FileDescriptor.open(fileName, in: directory, [.readOnly, .nonBlocking])
+        let fd = try FileDescriptor.openRegularFile(fileName, in: directory)
         defer { fd.close() }
-        guard try fd.status().isRegularFile else { throw .io }
         var bytes = [UInt8](repeating: 0, count: byteCount + 1)
         let n = try bytes.withUnsafeMutableBytes { b in Result { () throws(Errno) in try fd.read(into: b, at: 0) } }.get()
         bytes.removeLast(bytes.count - n)

@@ -187,7 +187,13 @@ public final class EncryptedFile: Sendable {
             let newSize = max(oldSize, written.upperBound)
             var chunks = [ContentLayout.chunks(covering: written)]
             if let formerLast = Self.formerLastChunk(from: oldSize, to: newSize) { chunks.append(formerLast ..< formerLast + 1) }
-            try reseal(chunks, from: oldSize, to: newSize, overlaying: data, at: offset)
+            do throws(Errno) {
+                try reseal(chunks, from: oldSize, to: newSize, overlaying: data, at: offset)
+            } catch {
+                // What the write added goes again: the file keeps its old size and chunks.
+                if newSize > oldSize { try? descriptor.truncate(to: ContentLayout.backingSize(plaintextSize: oldSize)) }
+                throw error
+            }
         }
     }
 
@@ -274,11 +280,17 @@ public final class EncryptedFile: Sendable {
                         overlaying data: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
                         at dataOffset: Int64 = 0) throws(Errno) {
         let chunks = Self.merged(chunks)
-        for range in chunks {
-            try reserve(ContentLayout.backingRange(ofChunks: range, plaintextSize: newSize))
+        // Only a write that rewrites stored chunks can tear one on a full disk: their space is
+        // reserved first. A write that only adds chunks (a new file, most small files) skips
+        // the reservation, which would cost a block allocation of its own; if it fails, the
+        // caller cuts the file back to its old size.
+        let oldLast = ContentLayout.chunkCount(plaintextSize: oldSize) - 1
+        if chunks.contains(where: { $0.lowerBound <= oldLast }) {
+            for range in chunks {
+                try reserve(ContentLayout.backingRange(ofChunks: range, plaintextSize: newSize))
+            }
         }
         let dataRange = dataOffset ..< dataOffset + Int64(data.count)
-        let oldLast = ContentLayout.chunkCount(plaintextSize: oldSize) - 1
         let newLast = ContentLayout.chunkCount(plaintextSize: newSize) - 1
         let scratch = ChunkScratch()
         defer { scratch.release() }

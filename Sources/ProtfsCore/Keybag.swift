@@ -261,15 +261,16 @@ public struct Keybag: Sendable, Equatable {
     /// a keybag, so a longer file is seen as damaged without reading it all).
     public static func readBytes(in backingRoot: FileDescriptor, backingPath: String) throws(VaultError) -> [UInt8] {
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(fileName, in: backingRoot, [.readOnly, .nonBlocking]) } catch .noEntry {
+        do { fd = try FileDescriptor.openRegularFile(fileName, in: backingRoot) } catch .noEntry {
             throw .notAVault(path: backingPath)
+        } catch .io {
+            throw .keybagDamaged(reason: "it is not a regular file")
         } catch {
             throw .system(operation: "open the keybag in", path: backingPath, errno: error)
         }
         defer { fd.close() }
         var bytes = [UInt8](repeating: 0, count: byteCount + 1)
         do throws(Errno) {
-            guard try fd.status().isRegularFile else { throw Errno.invalid }
             let n = try bytes.withUnsafeMutableBytes { b in Result { () throws(Errno) in try fd.read(into: b, at: 0) } }.get()
             bytes.removeLast(bytes.count - n)
         } catch {

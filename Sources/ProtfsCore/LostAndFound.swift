@@ -63,9 +63,13 @@ final class LostAndFound {
     }
 
     private func appendToIndex(_ line: String, in directory: FileDescriptor) throws(Errno) {
-        let index = try FileDescriptor.open(Self.indexName, in: directory, [.writeOnly, .create, .nonBlocking], mode: 0o600)
+        // Opened only if it is a regular file: a device node planted in its place is never
+        // opened for writing.
+        let index: FileDescriptor
+        do { index = try FileDescriptor.openRegularFile(Self.indexName, in: directory, .writeOnly) } catch .noEntry {
+            index = try FileDescriptor.open(Self.indexName, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600)
+        }
         defer { index.close() }
-        guard try index.status().isRegularFile else { throw .io }
         let end = Int64(try index.status().st_size)
         try Array(line.utf8).withUnsafeBytes { bytes in Result { () throws(Errno) in try index.write(bytes, at: end) } }.get()
         try index.sync()

@@ -107,10 +107,9 @@ public enum SymlinkTarget {
         do throws(Errno) {
             let links = try openLinksDirectory(in: root, creating: false)
             defer { links.close() }
-            let file = try FileDescriptor.open(linkID.description, in: links, [.readOnly, .nonBlocking])
+            let file = try FileDescriptor.openRegularFile(linkID.description, in: links)
             defer { file.close() }
-            let status = try file.status()
-            guard status.isRegularFile, status.st_size <= maximumSize else { throw Errno.io }
+            guard try file.status().st_size <= maximumSize else { throw Errno.io }
             return try file.readAll(limit: maximumSize)
         } catch {
             throw .io
@@ -125,6 +124,11 @@ public enum SymlinkTarget {
                 guard error == .exists else { throw error }
             }
         }
-        return try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory, .nonBlocking])
+        do {
+            return try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory, .nonBlocking])
+        } catch .loop, .notDirectory {
+            // Something planted in its place: never followed, and damage like any other.
+            throw .io
+        }
     }
 }

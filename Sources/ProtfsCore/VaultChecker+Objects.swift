@@ -13,9 +13,9 @@ extension VaultChecker {
         }
         let verdict: Problem?
         do throws(Errno) {
-            // O_NONBLOCK and the type check after opening: a FIFO swapped in since the
-            // fstatat neither hangs nor gets read.
-            let file = try FileDescriptor.open(name, in: parent, [.readOnly, .nonBlocking])
+            // Checked again as it is opened: a FIFO or device node swapped in since the
+            // fstatat is never opened.
+            let file = try FileDescriptor.openRegularFile(name, in: parent)
             defer { file.close() }
             verdict = try inspect(file, location: location)
         } catch {
@@ -31,7 +31,6 @@ extension VaultChecker {
     /// file id from the header.
     private func inspect(_ file: FileDescriptor, location: Location) throws(Errno) -> Problem? {
         let status = try file.status()
-        guard status.isRegularFile else { throw .io }
         let bytes = try FileHeader.readBytes(from: file)
         if let defect = FileHeader.diagnose(bytes, keyring: keyring) { return .header(defect) }
         let header = try FileHeader.decode(bytes, keyring: keyring)

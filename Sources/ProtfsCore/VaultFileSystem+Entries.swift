@@ -79,6 +79,7 @@ extension VaultFileSystem {
 
     public func link(_ node: BackingNode, as name: [UInt8], in parent: BackingNode) throws(Errno) {
         guard !node.isDirectory else { throw .notPermitted }
+        try requireVaultFile(node)
         try creatingEntry(name, in: parent) { (stored) throws(Errno) in
             try node.descriptor.link(to: parent.descriptor, stored)
         }
@@ -150,6 +151,13 @@ extension VaultFileSystem {
         public let name: [UInt8]
         public let inode: UInt64
         public let type: UInt8
+        /// The backing entry, so `readdirplus` can open it without encrypting the name again.
+        public let backingName: String
+    }
+
+    /// The node of a listed entry (for `readdirplus`), opened like a lookup would.
+    public func node(of entry: ListedEntry, in directory: BackingNode) throws(Errno) -> BackingNode {
+        try BackingNode.open(entry.backingName, in: directory.descriptor)
     }
 
     /// The plaintext listing of a directory. Entries whose names do not decode (planted or
@@ -167,7 +175,7 @@ extension VaultFileSystem {
             case .encoded, .longEntry:
                 if let name = BackingEntryName.plaintextName(of: entry.name, in: directory.descriptor,
                                                             directoryID: directoryID, keys: keys) {
-                    entries.append(ListedEntry(name: name, inode: entry.inode, type: entry.type))
+                    entries.append(ListedEntry(name: name, inode: entry.inode, type: entry.type, backingName: entry.name))
                 } else {
                     undecodable.append(entry.name)
                 }

@@ -4,56 +4,61 @@ import ProtfsSystem
 /// Extended attributes on the mount: `user.protfs.class` is the class itself; other `user.*`
 /// attributes are stored sealed under the filesystem key (available in every state).
 extension VaultFileSystem {
-    public static let classAttribute = ClassHint.attributeName
+    private static let classAttributeName = Array(ClassHint.attributeName.utf8)
+    private static let capabilityAttributeName = Array("security.capability".utf8)
 
-    /// What the kernel asks about names outside `user.*`: `security.capability` is asked
-    /// before every write and answered at once; other namespaces are not supported (never
-    /// ENOSYS, which would make the kernel stop asking for xattrs altogether).
-    func checkNamespace(_ name: String) throws(Errno) -> [UInt8] {
-        if name == "security.capability" { throw .noData }
-        guard name.hasPrefix(XattrCodec.userNamespace) else { throw .notSupported }
-        return Array(name.utf8)
+    // Attribute names are bytes, as the kernel sends them: they need not be UTF-8, and two
+    // names that differ only in invalid UTF-8 are two attributes.
+
+    /// What the kernel asks about names outside `user.*` is not supported (never ENOSYS,
+    /// which would make the kernel stop asking for xattrs altogether).
+    private func checkNamespace(_ name: [UInt8]) throws(Errno) {
+        guard name.starts(with: XattrCodec.userNamespace.utf8) else { throw .notSupported }
     }
 
-    public func extendedAttribute(_ name: String, of node: BackingNode) throws(Errno) -> [UInt8] {
-        let fullName = try checkNamespace(name)
+    public func extendedAttribute(_ name: [UInt8], of node: BackingNode) throws(Errno) -> [UInt8] {
+        // Asked before every write: answered at once, without touching the backing object.
+        if name == Self.capabilityAttributeName { throw .noData }
+        try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .noData }
-        if name == Self.classAttribute {
+        if name == Self.classAttributeName {
             return Array(try protectionClass(of: node)!.name.utf8)
         }
-        let stored = try XattrCodec.backingName(for: fullName, objectID: objectID, keys: keys)
+        let stored = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
         let sealed = try node.descriptor.extendedAttribute(stored)
-        return try XattrCodec.openValue(sealed, name: fullName, objectID: objectID, keys: keys)
+        return try XattrCodec.openValue(sealed, name: name, objectID: objectID, keys: keys)
     }
 
     /// The names `listxattr` shows, as bytes (they need not be UTF-8).
     public func extendedAttributeNames(of node: BackingNode) throws(Errno) -> [[UInt8]] {
         guard let objectID = try objectID(of: node) else { return [] }
-        return [Array(Self.classAttribute.utf8)] + (try node.descriptor.extendedAttributeNames()).compactMap {
+        return [Self.classAttributeName] + (try node.descriptor.extendedAttributeNames()).compactMap {
             XattrCodec.name(ofBacking: $0, objectID: objectID, keys: keys)
         }
     }
 
-    public func setExtendedAttribute(_ name: String, _ value: [UInt8], flags: Int32, of node: BackingNode,
+    public func setExtendedAttribute(_ name: [UInt8], _ value: [UInt8], flags: Int32, of node: BackingNode,
                                      caller: Caller) throws(Errno) {
-        let fullName = try checkNamespace(name)
+        try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .notPermitted }
-        if name == Self.classAttribute {
+        if name == Self.classAttributeName {
             guard let newClass = ProtectionClass(spelling: String(decoding: value, as: UTF8.self)) else { throw .invalid }
             try checkOwnerOrFowner(of: node, caller: caller)
             try reclass(node, to: newClass)
             return
         }
-        let stored = try XattrCodec.backingName(for: fullName, objectID: objectID, keys: keys)
-        let sealed = try XattrCodec.sealValue(value, name: fullName, objectID: objectID, keys: keys)
+        let stored = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
+        let sealed = try XattrCodec.sealValue(value, name: name, objectID: objectID, keys: keys)
         try node.descriptor.setExtendedAttribute(stored, sealed, flags: flags)
     }
 
-    public func removeExtendedAttribute(_ name: String, of node: BackingNode) throws(Errno) {
-        let fullName = try checkNamespace(name)
+    public func removeExtendedAttribute(_ name: [UInt8], of node: BackingNode) throws(Errno) {
+        // `setcap -r` and friends: there is none to remove.
+        if name == Self.capabilityAttributeName { throw .noData }
+        try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .noData }
-        if name == Self.classAttribute { throw .notPermitted }
-        try node.descriptor.removeExtendedAttribute(XattrCodec.backingName(for: fullName, objectID: objectID, keys: keys))
+        if name == Self.classAttributeName { throw .notPermitted }
+        try node.descriptor.removeExtendedAttribute(XattrCodec.backingName(for: name, objectID: objectID, keys: keys))
     }
 
     /// Only the owner, or a caller with CAP_FOWNER, may change a class (as for chmod).

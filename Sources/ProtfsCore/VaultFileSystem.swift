@@ -16,6 +16,8 @@ public final class VaultFileSystem: Sendable {
     let runningAsRoot: Bool
     /// Files with open handles, so the lock can take their per-file keys away.
     let openFiles = Mutex<[ObjectIdentifier: BackingNode]>([:])
+    /// The root's shown mode and owner, read once (only `setattr` on the root changes them).
+    let rootAttributes = Mutex<RootAttributes?>(nil)
 
     public init(vault: Vault, controller: LockController) throws(Errno) {
         self.vault = vault
@@ -82,7 +84,7 @@ public final class VaultFileSystem: Sendable {
     public func attributes(of node: BackingNode) throws(Errno) -> stat {
         var st = try node.status()
         if node === root {
-            let shown = try RootAttributes.read(from: root.descriptor)
+            let shown = try shownRootAttributes()
             st.st_mode = S_IFDIR | shown.mode
             st.st_uid = shown.uid
             st.st_gid = shown.gid
@@ -93,6 +95,13 @@ public final class VaultFileSystem: Sendable {
             st.st_size = off_t(SymlinkTarget.plaintextLength(backingTarget: target, root: vault.backingRoot) ?? 0)
         }
         return st
+    }
+
+    func shownRootAttributes() throws(Errno) -> RootAttributes {
+        if let cached = rootAttributes.withLock({ $0 }) { return cached }
+        let read = try RootAttributes.read(from: root.descriptor)
+        rootAttributes.withLock { $0 = read }
+        return read
     }
 
     public func statistics() throws(Errno) -> statvfs {

@@ -9,7 +9,7 @@ extension FuseAdapter {
             let directory = try node(id)
             let (entries, undecodable) = try fileSystem.list(directory)
             for name in undecodable { log.damage("undecodable entry \(name) in directory inode \(id)") }
-            let listing = DirectoryListing(entries: entries)
+            let listing = DirectoryListing(directory: directory, entries: entries)
             fi.pointee.fh = UInt64(UInt(bitPattern: Unmanaged.passRetained(listing).toOpaque()))
             if fuse_reply_open(req, fi) != 0 { dropListing(fi) }
         }
@@ -21,35 +21,69 @@ extension FuseAdapter {
         fi.pointee.fh = 0
     }
 
-    /// Entries from offset `offset` on; offset n means "after the n-th entry", with `.` and
-    /// `..` first.
-    func readdir(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
-        respond(req) { () throws(Errno) in
-            guard let listing = Self.listing(fi) else { throw .badFile }
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-            defer { buffer.deallocate() }
-            var used = 0
-            let all: [(name: [UInt8], inode: UInt64, type: UInt8)] =
-                [(Array(".".utf8), 0, UInt8(DT_DIR)), (Array("..".utf8), 0, UInt8(DT_DIR))]
-                + listing.entries.map { ($0.name, $0.inode, $0.type) }
-            var index = Int(offset)
-            while index < all.count {
-                var st = stat()
-                st.st_ino = ino_t(all[index].inode)
-                st.st_mode = mode_t(all[index].type) << 12
-                var cName = all[index].name
-                cName.append(0)
-                let needed = cName.withUnsafeBufferPointer { p in
-                    p.withMemoryRebound(to: CChar.self) {
-                        fuse_add_direntry(req, buffer + used, size - used, $0.baseAddress!, &st, off_t(index + 1))
-                    }
-                }
-                if needed > size - used { break }
-                used += needed
-                index += 1
-            }
-            fuse_reply_buf(req, buffer, used)
+    /// Entries from offset `offset` on, names and types only.
+    func readdir(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        fillDirectory(req, size, offset, fi) { buffer, room, name, item, next in
+            var st = stat()
+            st.st_ino = ino_t(item.inode)
+            st.st_mode = mode_t(item.type) << 12
+            return fuse_add_direntry(req, buffer, room, name, &st, next)
         }
+    }
+
+    /// Entries with their attributes: `ls -l` then needs no lookup per entry. Each entry
+    /// the kernel takes counts as a lookup; `.` and `..` go without (node id 0).
+    func readdirplus(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        guard let listing = Self.listing(fi) else {
+            fuse_reply_err(req, EBADF)
+            return
+        }
+        fillDirectory(req, size, offset, fi) { buffer, room, name, item, next in
+            var entry = fuse_entry_param()
+            var remembered: fuse_ino_t = 0
+            if let listed = item.entry, let node = try? fileSystem.node(of: listed, in: listing.directory),
+               let attributes = try? fileSystem.attributes(of: node) {
+                remembered = inodes.remember(node)
+                entry.ino = remembered
+                entry.attr = attributes
+                entry.attr_timeout = cacheTimeout
+                entry.entry_timeout = cacheTimeout
+            } else {
+                entry.attr.st_ino = ino_t(item.inode)
+                entry.attr.st_mode = mode_t(item.type) << 12
+            }
+            let needed = fuse_add_direntry_plus(req, buffer, room, name, &entry, next)
+            // Not taken (no room): the kernel will not forget it either.
+            if needed > room && remembered != 0 { inodes.forget(remembered, count: 1) }
+            return needed
+        }
+    }
+
+    /// Fills one reply buffer from `offset` on with `add`, which returns the size the entry
+    /// needs (it is added only if that fits in `room`).
+    private func fillDirectory(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>,
+                               _ add: (UnsafeMutablePointer<CChar>, Int, UnsafePointer<CChar>,
+                                       (name: [UInt8], inode: UInt64, type: UInt8, entry: VaultFileSystem.ListedEntry?), off_t) -> Int) {
+        guard let listing = Self.listing(fi) else {
+            fuse_reply_err(req, EBADF)
+            return
+        }
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+        defer { buffer.deallocate() }
+        var used = 0
+        var index = Int(offset)
+        while index < listing.count {
+            let item = listing.item(at: index)
+            var cName = item.name
+            cName.append(0)
+            let needed = cName.withUnsafeBufferPointer { p in
+                p.withMemoryRebound(to: CChar.self) { add(buffer + used, size - used, $0.baseAddress!, item, off_t(index + 1)) }
+            }
+            if needed > size - used { break }
+            used += needed
+            index += 1
+        }
+        fuse_reply_buf(req, buffer, used)
     }
 
     func releasedir(_ req: fuse_req_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {

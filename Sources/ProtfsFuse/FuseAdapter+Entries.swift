@@ -6,7 +6,16 @@ import ProtfsSystem
 extension FuseAdapter {
     func lookup(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>) {
         respond(req) { () throws(Errno) in
-            let child = try fileSystem.lookup(Self.name(name), in: node(parent))
+            let child: BackingNode
+            do throws(Errno) {
+                child = try fileSystem.lookup(Self.name(name), in: node(parent))
+            } catch .noEntry {
+                // A negative entry the kernel may cache: every create goes through here.
+                var negative = fuse_entry_param()
+                negative.entry_timeout = cacheTimeout
+                fuse_reply_entry(req, &negative)
+                return
+            }
             try replyEntry(req, child)
         }
     }

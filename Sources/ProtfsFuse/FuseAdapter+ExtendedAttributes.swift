@@ -17,7 +17,7 @@ extension FuseAdapter {
 
     func getxattr(_ req: fuse_req_t, _ id: fuse_ino_t, _ name: UnsafePointer<CChar>, _ size: Int) {
         respond(req) { () throws(Errno) in
-            let value = try fileSystem.extendedAttribute(String(cString: name), of: node(id))
+            let value = try fileSystem.extendedAttribute(Self.name(name), of: node(id))
             try replyXattrBytes(req, value, size: size)
         }
     }
@@ -37,7 +37,7 @@ extension FuseAdapter {
                   _ size: Int, _ flags: Int32) {
         respond(req) { () throws(Errno) in
             let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-            try fileSystem.setExtendedAttribute(String(cString: name), bytes, flags: flags, of: node(id),
+            try fileSystem.setExtendedAttribute(Self.name(name), bytes, flags: flags, of: node(id),
                                                 caller: Self.caller(req))
             fuse_reply_err(req, 0)
         }
@@ -45,7 +45,7 @@ extension FuseAdapter {
 
     func removexattr(_ req: fuse_req_t, _ id: fuse_ino_t, _ name: UnsafePointer<CChar>) {
         respond(req) { () throws(Errno) in
-            try fileSystem.removeExtendedAttribute(String(cString: name), of: node(id))
+            try fileSystem.removeExtendedAttribute(Self.name(name), of: node(id))
             fuse_reply_err(req, 0)
         }
     }

@@ -47,6 +47,7 @@ public enum FuseSessionError: Error, CustomStringConvertible {
 public final class FuseSession {
     private let session: OpaquePointer
     private let adapter: Unmanaged<FuseAdapter>
+    private let mountpoint: String
 
     public init(adapter: FuseAdapter, configuration: MountConfiguration) throws(FuseSessionError) {
         // libfuse copies the table; the adapter stays retained for the session's life.
@@ -65,6 +66,7 @@ public final class FuseSession {
             throw .badOptions
         }
         self.adapter = retained
+        mountpoint = configuration.mountpoint
         session = created
         guard fuse_session_mount(session, configuration.mountpoint) == 0 else {
             fuse_session_destroy(session)
@@ -83,13 +85,20 @@ public final class FuseSession {
     /// Serves requests until unmounted or told to stop (SIGTERM, SIGINT, SIGHUP), then
     /// unmounts. Returns libfuse's loop status.
     public func serve(maxThreads: Int) -> Int32 {
-        fuse_set_signal_handlers(session)
+        let address = UInt(bitPattern: session)
+        let mountpoint = self.mountpoint
+        TerminationSignals.watch {
+            fuse_session_exit(OpaquePointer(bitPattern: address))
+            // The loop checks its exit flag when a request arrives: send one it has never
+            // seen (a lookup of a random name), which no cache can answer.
+            var st = stat()
+            _ = stat(mountpoint + "/.protfs-stop-\(UInt64.random(in: 0 ... .max))", &st)
+        }
         let config = fuse_loop_cfg_create()
         fuse_loop_cfg_set_max_threads(config, UInt32(maxThreads))
         fuse_loop_cfg_set_clone_fd(config, 0)
         let status = fuse_session_loop_mt(session, config)
         fuse_loop_cfg_destroy(config)
-        fuse_remove_signal_handlers(session)
         fuse_session_unmount(session)
         return status
     }

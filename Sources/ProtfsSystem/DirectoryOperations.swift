@@ -79,6 +79,19 @@ extension FileDescriptor {
         return FileDescriptor(rawValue: try syscallRetrying { Glibc.open(path, all, 0) })
     }
 
+    /// Opens `name` in `directory` for I/O only if it is a regular file (`EIO` otherwise). It
+    /// is first opened with `O_PATH`, which opens nothing (no FIFO wait, no device driver),
+    /// checked with `fstat`, and only then reopened through that descriptor: a FIFO, device
+    /// node, socket, directory or symlink planted in the backing directory in place of one
+    /// of the daemon's files is never opened, and cannot be swapped in after the check.
+    public static func openRegularFile(_ name: String, in directory: FileDescriptor,
+                                       _ flags: OpenFlags = .readOnly) throws(Errno) -> FileDescriptor {
+        let object = try open(name, in: directory, .path)
+        defer { object.close() }
+        guard try object.status().isRegularFile else { throw .io }
+        return try object.reopen(flags)
+    }
+
     /// One directory entry as `getdents` reports it.
     public struct DirectoryEntry: Sendable {
         public let name: String

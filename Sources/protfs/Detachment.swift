@@ -1,4 +1,5 @@
 import Glibc
+import CProtfsSys
 import ProtfsCore
 
 /// Running `protfs mount` in the background: the command returns only once the mount is
@@ -8,7 +9,9 @@ struct Detachment {
     private let reportDescriptor: Int32
 
     /// Forks. The parent waits for the child's report and exits with it (1 if the child died
-    /// first); the child, in a new session, gets the reporting end. Nil if the fork failed.
+    /// first); the child, in a new session, gets the reporting end and closes every other
+    /// inherited descriptor: a daemon must not hold its caller's pipes and sockets (a caller
+    /// waiting for their end would wait for ever). Nil if the fork failed.
     static func fork() -> Detachment? {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { return nil }
@@ -27,6 +30,8 @@ struct Detachment {
         }
         close(ends[0])
         setsid()
+        var kept = ends[1]
+        protfs_close_descriptors_except(&kept, 1)
         return Detachment(reportDescriptor: ends[1])
     }
 

@@ -35,7 +35,26 @@ enum MountCommand {
             return .failure
         }
         DaemonHardening.apply()
+        // Fork before anything secret exists: memory locks are not inherited by a child, so
+        // keys made before the fork would sit in pageable memory of the daemon (and the
+        // waiting parent would keep copies until it exits).
+        var detachment: Detachment?
+        if !options.foreground {
+            guard let forked = Detachment.fork() else {
+                report("cannot fork into the background (\(Errno.current)); try -f")
+                return .failure
+            }
+            detachment = forked
+        }
+        let status = openAndServe(options, backing: backing, mountpoint: mountpoint, detachment: detachment)
+        // A failure before the mount was ready is the waiting parent's exit code.
+        if status != .success { detachment?.report(status) }
+        return status
+    }
 
+    /// Opens the vault (unlocking it when given `passcode_file`), then mounts and serves.
+    private static func openAndServe(_ options: MountOptions, backing: String, mountpoint: String,
+                                     detachment: Detachment?) -> ExitCode {
         let vault: Vault
         do {
             vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
@@ -48,19 +67,7 @@ enum MountCommand {
             report(error.description)
             return error.exitCode
         }
-
-        var detachment: Detachment?
-        if !options.foreground {
-            guard let forked = Detachment.fork() else {
-                report("cannot fork into the background (\(Errno.current)); try -f")
-                return .failure
-            }
-            detachment = forked
-        }
-        let status = serve(vault: vault, options: options, backing: backing, mountpoint: mountpoint, detachment: detachment)
-        // A failure before the mount was ready is the waiting parent's exit code.
-        if status != .success { detachment?.report(status) }
-        return status
+        return serve(vault: vault, options: options, backing: backing, mountpoint: mountpoint, detachment: detachment)
     }
 
     /// Mounts and serves; reports readiness (or the failure) to the waiting parent, if any.
@@ -103,6 +110,9 @@ enum MountCommand {
         log.info("serving \(backing) on \(mountpoint)")
         _ = session.serve(maxThreads: configuration.maxThreads)
         control.stop()
+        // Unmounted: nothing will use a key again.
+        for protectionClass in ProtectionClass.allCases { fileSystem.dropContentKeys(of: protectionClass) }
+        vault.keyring.remove(ProtectionClass.allCases)
         log.info("unmounted \(mountpoint)")
         return .success
     }
@@ -111,11 +121,22 @@ enum MountCommand {
 /// Messages of the mount command, which reports its own failures before choosing an exit code.
 private func report(_ message: String) { writeError("protfs mount: \(message)\n") }
 
-/// The daemon is not dumpable and writes no core: its memory holds keys and plaintext.
+/// The daemon is not dumpable and writes no core: its memory holds keys and plaintext. Its
+/// signal mask is its own (a parent may hand down any): only the termination signals are
+/// blocked, for the session's watcher thread to take. And it may hold as many descriptors as
+/// the hard limit allows: every inode the kernel knows and every open file keeps a backing
+/// descriptor, and the usual soft limit of 1024 would make a mount fail with EMFILE once a
+/// few hundred files are open.
 enum DaemonHardening {
     static func apply() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)
         setrlimit(__rlimit_resource_t(RLIMIT_CORE.rawValue), &none)
         _ = protfs_set_undumpable()
+        TerminationSignals.blockInThisThreadAndItsChildren()
+        var files = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+            files.rlim_cur = files.rlim_max
+            setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files)
+        }
     }
 }

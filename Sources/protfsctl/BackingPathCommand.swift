@@ -10,7 +10,8 @@ enum BackingPathCommand {
     static let command = Command(name: "backing-path", synopsis: "PATH") { arguments in
         let path = try arguments.operands("PATH")[0]
         guard let absolute = CanonicalPath.resolvingParent(path) else {
-            throw ControlFailure(.notFound, "\(path): no such file or directory")
+            let error = Errno.current
+            throw ControlFailure(error == .noEntry ? .notFound : .failure, "cannot resolve the directory of \(path): \(error)")
         }
         guard let mountpoint = containingMount(absolute) else {
             throw ControlFailure(.notFound, "\(path) is not on a protfs mount")

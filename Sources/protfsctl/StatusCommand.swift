@@ -15,7 +15,7 @@ enum StatusCommand {
 
     static func json(_ report: StatusReport) throws -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(report), as: UTF8.self) + "\n"
     }
 

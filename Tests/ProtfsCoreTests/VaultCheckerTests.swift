@@ -25,7 +25,7 @@ import ProtfsSystem
             try populate { fs, caller in
                 let root = fs.root
                 try Self.write(fs, "notes", in: root, size: Self.notesSize, caller: caller)
-                try fs.setExtendedAttribute("user.note", Array("remembered".utf8), flags: 0, of: try fs.lookup(Array("notes".utf8), in: root), caller: caller)
+                try fs.setExtendedAttribute(Array("user.note".utf8), Array("remembered".utf8), flags: 0, of: try fs.lookup(Array("notes".utf8), in: root), caller: caller)
                 try fs.reclass(try Self.write(fs, "secret", in: root, size: 100, caller: caller), to: .complete)
                 try fs.reclass(try Self.write(fs, "open", in: root, size: 5000, caller: caller), to: .none)
                 try fs.reclass(try Self.write(fs, "b-file", in: root, size: 50, caller: caller), to: .completeUnlessOpen)

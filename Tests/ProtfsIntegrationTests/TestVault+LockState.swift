@@ -11,8 +11,8 @@ enum MountState: String, CaseIterable, Sendable {
 /// Driving a mounted TestVault's lock state through `protfsctl`, as a user would.
 extension TestVault {
     @discardableResult
-    func protfsctl(_ arguments: [String], timeout: TimeInterval = 30) -> CommandResult {
-        CommandRunner.run(Self.protfsctl, arguments, timeout: timeout)
+    func protfsctl(_ arguments: [String], stdin: String? = nil, timeout: TimeInterval = 30) -> CommandResult {
+        CommandRunner.run(Self.protfsctl, arguments, stdin: stdin, timeout: timeout)
     }
 
     /// The `state` field of `protfsctl status --json`.

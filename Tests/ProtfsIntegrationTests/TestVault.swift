@@ -14,6 +14,9 @@ final class TestVault {
     var deviceKey: String { root.path + "/keys/device.key" }
     var passcodeFile: String { root.path + "/passcode" }
     var daemon: Process?
+    /// Added to the daemon's environment at every mount (test hooks such as
+    /// `PROTFS_TEST_DELAY_SCALE`).
+    var daemonEnvironment: [String: String] = [:]
     private var daemonLog: URL { URL(fileURLWithPath: root.path + "/daemon.log", isDirectory: false) }
 
     /// `PROTFS_TEST_PROTFS` runs the tests against another build of the daemon (say one with
@@ -34,14 +37,16 @@ final class TestVault {
         guard result.succeeded else { throw TestFailure("protfs init failed (\(result.status)): \(result.stderr)") }
     }
 
-    /// Mounts in the foreground as a child process and waits until the mount answers (a
-    /// crashed daemon's dead mount may still be in the table until the new one clears it).
-    func mount(passcode: Bool = true, options: [String] = []) throws {
+    /// Mounts in the foreground as a child process and waits until the kernel shows the mount.
+    /// `launcher` runs the daemon through another program that execs it (setpriv, say).
+    func mount(passcode: Bool = true, options: [String] = [], launcher: [String] = []) throws {
         var all = ["device_key=\(deviceKey)"] + options
         if passcode { all.append("passcode_file=\(passcodeFile)") }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.protfs)
-        process.arguments = ["mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
+        let command = launcher + [Self.protfs, "mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = ProcessInfo.processInfo.environment.merging(daemonEnvironment) { $1 }
         _ = FileManager.default.createFile(atPath: daemonLog.path, contents: nil)
         let log = try FileHandle(forWritingTo: daemonLog)
         process.standardOutput = log
@@ -51,7 +56,9 @@ final class TestVault {
         daemon = process
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if Self.isMounted(mountpoint) && Self.answers(mountpoint) { return }
+            // The daemon's own control socket answering with its pid: a dead mount left at the
+            // same place by an earlier daemon is listed in /proc/mounts too.
+            if Self.isMounted(mountpoint) && servedByDaemon(process.processIdentifier) { return }
             if !process.isRunning {
                 daemon = nil
                 throw TestFailure("daemon exited with \(process.terminationStatus): \(daemonOutput)")
@@ -62,20 +69,18 @@ final class TestVault {
         throw TestFailure("mount did not appear within 20 s: \(daemonOutput)")
     }
 
+    private func servedByDaemon(_ pid: Int32) -> Bool {
+        let status = CommandRunner.run(Self.protfsctl, ["status", "--json", mountpoint], timeout: 10)
+        guard status.succeeded,
+              let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] else { return false }
+        return (object["pid"] as? Int).map(Int32.init) == pid
+    }
+
     var daemonOutput: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
 
     static func isMounted(_ path: String) -> Bool {
         guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return false }
         return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
-    }
-
-    /// A live mount is on `path`: `statvfs`, which always reaches the daemon, succeeds (a
-    /// dead mount gives ENOTCONN; a `stat` may come from the attribute cache), on a device
-    /// of its own.
-    static func answers(_ path: String) -> Bool {
-        var filesystem = statvfs(), mounted = stat(), parent = stat()
-        return statvfs(path, &filesystem) == 0 && stat(path, &mounted) == 0 && stat(path + "/..", &parent) == 0
-            && mounted.st_dev != parent.st_dev
     }
 
     /// Unmounts and waits for the daemon; a hung mount is aborted through fusectl.

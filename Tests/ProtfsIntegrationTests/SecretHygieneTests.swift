@@ -1,0 +1,244 @@
+import Foundation
+import Glibc
+import Testing
+
+/// SPEC section 4, "Secrets in memory", checked from outside the daemon: its memory is read
+/// through /proc/PID/mem (root may, undumpable or not) for the plaintext of a `complete`
+/// file and for the keys the lock must wipe; its dumpability, core limit, argv, environment,
+/// log and error messages; and how its locked key slabs grow with open files.
+@Suite("Secrets in the daemon's memory", .serialized)
+struct SecretHygieneTests {
+    enum LockEnd: String, CaseIterable { case now, graceEnds }
+
+    /// Prints the indexes (in argument order) of the hex needles found anywhere in the
+    /// readable memory of process argument 1.
+    static let memoryScanner = #"""
+        import sys
+        pid, needles = int(sys.argv[1]), [bytes.fromhex(h) for h in sys.argv[2:]]
+        found = set()
+        with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb", 0) as memory:
+            for line in maps:
+                fields = line.split()
+                start, end = (int(x, 16) for x in fields[0].split("-"))
+                if "r" not in fields[1]:
+                    continue
+                try:
+                    memory.seek(start)
+                    data = memory.read(end - start)
+                except OSError:
+                    continue  # [vvar] and other mappings the kernel will not hand out
+                found.update(i for i, needle in enumerate(needles) if needle in data)
+        print(" ".join(str(i) for i in sorted(found)))
+        """#
+
+    /// The names of `needles` found in the memory of `pid`.
+    func scan(_ pid: pid_t, for needles: [(name: String, bytes: [UInt8])]) throws -> Set<String> {
+        let hex = needles.map { $0.bytes.map { String(format: "%02x", $0) }.joined() }
+        let result = CommandRunner.python(Self.memoryScanner, [String(pid)] + hex, timeout: 120)
+        guard result.succeeded else { throw TestFailure("cannot scan the daemon's memory: \(result.stderr)") }
+        return Set(result.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            .map { needles[$0].name })
+    }
+
+    @Test("after the lock, neither the plaintext of a complete file nor its key nor the wiped class keys are in memory",
+          arguments: LockEnd.allCases)
+    func nothingLeftAfterTheLock(_ end: LockEnd) throws {
+        let vault = try TestVault()
+        try vault.mount(options: ["grace=1"])
+        defer { try? vault.unmount() }
+        let pid = try #require(vault.daemon?.processIdentifier)
+        let marker = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        let markerHex = marker.map { String(format: "%02x", $0) }.joined()
+        // Written whole, at odd offsets across chunk boundaries, appended and through a
+        // shared mapping; read back buffered, with O_DIRECT and through the mapping.
+        let client = CommandRunner.python(#"""
+            import mmap, os, sys
+            os.chdir(sys.argv[1])
+            marker = bytes.fromhex(sys.argv[2])
+            os.mkdir("c")
+            os.setxattr("c", "user.protfs.class", b"complete")
+            with open("c/secret", "wb") as f:
+                f.write(os.urandom(5000) + marker + os.urandom(70000) + marker)
+            fd = os.open("c/secret", os.O_RDWR)
+            os.pwrite(fd, marker, 4090)
+            os.pwrite(fd, marker * 200, 12345)
+            with open("c/secret", "ab") as f:
+                f.write(marker)
+            mapping = mmap.mmap(fd, 8192)
+            mapping[100:132] = marker
+            mapping.flush()
+            for _ in range(3):
+                assert open("c/secret", "rb").read().count(marker) >= 204
+            direct = os.open("c/secret", os.O_RDONLY | os.O_DIRECT)
+            buffer = mmap.mmap(-1, 1 << 18)
+            os.preadv(direct, [buffer], 0)
+            assert marker in buffer[:]
+            assert mapping[100:132] == marker
+            """#, [vault.mountpoint, markerHex])
+        try #require(client.succeeded, "\(client.stdout)\(client.stderr)")
+        // A reader keeps the file open across the lock, so its key is in use when the lock comes.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        let ready = vault.root.path + "/holding"
+        holder.arguments = ["-c", "import os, sys, time; os.open(sys.argv[1], os.O_RDONLY); open(sys.argv[2], 'w').close(); time.sleep(300)",
+                            vault.path("c/secret"), ready]
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: ready) && Date() < deadline { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: ready), "the reader did not open the file")
+
+        let keys = try VaultKeys(of: vault)
+        let backingPath = vault.protfsctl(["backing-path", vault.path("c/secret")])
+        try #require(backingPath.succeeded, "\(backingPath.stderr)")
+        let unlock = vault.protfsctl(["unlock", vault.mountpoint, "--passcode-file", vault.passcodeFile])
+        try #require(unlock.succeeded, "\(unlock.stderr)")
+        // Never kept: the passcode (read at mount and sent by protfsctl straight into locked
+        // memory, wiped after use) and the plaintext (write payloads and read replies are
+        // wiped). Kept until the lock: the file's key and the class keys.
+        let neverKept = [("the passcode", Array(TestVault.passcode.utf8)), ("the plaintext marker", marker)]
+        let keptUntilTheLock = [("the file's key", try keys.fileKey(ofBacking: backingPath.stdout.trimmingCharacters(in: .newlines)))]
+            + keys.keysWipedByTheLock
+        let needles = neverKept + keptUntilTheLock
+        let whileUnlocked = try scan(pid, for: needles)
+        // The scan sees keys where they are: the class keys are installed and the file is open.
+        #expect(whileUnlocked == Set(keptUntilTheLock.map(\.0)), "found while unlocked: \(whileUnlocked)")
+
+        switch end {
+        case .now: try vault.lock(now: true)
+        case .graceEnds:
+            try vault.lock()
+            try vault.waitForState(.locked)
+        }
+        let afterTheLock = try scan(pid, for: needles)
+        #expect(afterTheLock.isEmpty, "found after the lock: \(afterTheLock)")
+    }
+
+    @Test("the daemon is not dumpable, writes no core, and no passcode is in its argv, environment, log or messages")
+    func noCoreNoDumpNoPasscodeAnywhere() throws {
+        let vault = try TestVault()
+        let wrong = "wrong-passcode-\(UUID().uuidString)"
+        let wrongFile = vault.root.path + "/wrong"
+        try (wrong + "\n").write(toFile: wrongFile, atomically: true, encoding: .utf8)
+        let wrongMount = Self.runClosingDescriptors([TestVault.protfs, "mount", vault.backing, vault.mountpoint, "-o",
+                                                     "device_key=\(vault.deviceKey),passcode_file=\(wrongFile)"])
+        #expect(wrongMount.status == 3)
+        // Without CAP_SYS_PTRACE (in the daemon and in the reader alike) only dumpability
+        // decides whether /proc/PID/mem opens: a root reader with it would get in anyway.
+        let withoutPtrace = ["/usr/bin/setpriv", "--bounding-set", "-sys_ptrace", "--inh-caps", "-sys_ptrace"]
+        try vault.mount(launcher: withoutPtrace)
+        defer { try? vault.unmount() }
+        let pid = try #require(vault.daemon?.processIdentifier)
+
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(core.map { Array($0[4...5]) } == ["0", "0"], "core limit: \(String(describing: core))")
+
+        let dumpability = CommandRunner.run(withoutPtrace[0], Array(withoutPtrace.dropFirst()) + ["python3", "-c", #"""
+            import subprocess, sys
+            def memory(pid):
+                try:
+                    open("/proc/%d/mem" % pid, "rb").close()
+                    return "readable"
+                except PermissionError:
+                    return "refused"
+            control = subprocess.Popen(["sleep", "60"])
+            print(memory(control.pid), memory(int(sys.argv[1])))
+            control.kill()
+            """#, String(pid)])
+        #expect(dumpability.stdout == "readable refused\n", "a dumpable process, then the daemon: \(dumpability.stdout)\(dumpability.stderr)")
+
+        let unlock = vault.protfsctl(["unlock", vault.mountpoint, "--passcode-file", wrongFile])
+        #expect(unlock.status == 3)
+        let passwd = CommandRunner.run(TestVault.protfsctl, ["passwd", vault.mountpoint], stdin: wrong + "\nnew-\(wrong)\n")
+        #expect(passwd.status == 3)
+
+        let cmdline = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))
+        let environment = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/environ"))
+        let places = [("argv", String(decoding: cmdline, as: UTF8.self)), ("environment", String(decoding: environment, as: UTF8.self)),
+                      ("the daemon's log", vault.daemonOutput), ("unlock's messages", unlock.stdout + unlock.stderr),
+                      ("passwd's messages", passwd.stdout + passwd.stderr), ("mount's messages", wrongMount.stdout + wrongMount.stderr)]
+        for (place, text) in places {
+            #expect(!text.contains(TestVault.passcode) && !text.contains(wrong), "a passcode in \(place): \(text)")
+        }
+    }
+
+    @Test("keys live in locked slabs of 2048: 20,000 files opened and closed in turn, then 5,000 held open at once")
+    func keySlabs() throws {
+        let vault = try TestVault()
+        // In the background, as `protfs mount` normally runs: the fork must not leave the
+        // keys in unlocked memory (memory locks are not inherited).
+        let mount = Self.runClosingDescriptors([TestVault.protfs, "mount", vault.backing, vault.mountpoint, "-o",
+                                                "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"])
+        try #require(mount.succeeded, "\(mount.stderr)")
+        let status = vault.protfsctl(["status", vault.mountpoint, "--json"])
+        let pid = try #require((try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["pid"] as? Int32)
+        defer {
+            try? vault.unmount()
+            // Still this daemon (not a process that reused its pid): its argv names the mount.
+            let ours = { (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.contains(vault.mountpoint) == true }
+            let deadline = Date().addingTimeInterval(15)
+            while ours() && Date() < deadline { usleep(50_000) }
+            if ours() { kill(pid, SIGKILL) }
+        }
+        // A slab: 2048 keys of 32 bytes, and the page sodium_malloc adds for its canary.
+        let slab = (2048 * 32 + 4096) / 1024
+        let initial = try lockedKilobytes(pid)
+        #expect(initial >= slab, "the keys of a daemon in the background are not locked in memory: VmLck \(initial) kB")
+
+        let churn = CommandRunner.python(#"""
+            import os, sys
+            os.chdir(sys.argv[1])
+            os.mkdir("churn")
+            for i in range(20000):
+                name = "churn/%d" % i
+                fd = os.open(name, os.O_CREAT | os.O_WRONLY, 0o600)
+                os.write(fd, b"x")
+                os.close(fd)
+                os.unlink(name)  # so the kernel forgets the inode and the daemon its descriptor
+            """#, [vault.mountpoint], timeout: 600)
+        try #require(churn.succeeded, "\(churn.stderr)")
+        let afterChurn = try lockedKilobytes(pid)
+        #expect(afterChurn <= initial + slab, "20,000 closed files grew the locked keys from \(initial) to \(afterChurn) kB")
+
+        let held = CommandRunner.python(#"""
+            import os, resource, sys
+            os.chdir(sys.argv[1])
+            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            os.mkdir("held")
+            fds = [os.open("held/%d" % i, os.O_CREAT | os.O_RDWR, 0o600) for i in range(5000)]
+            for fd in fds:
+                os.write(fd, b"y")
+            print(open("/proc/%s/status" % sys.argv[2]).read().split("VmLck:")[1].split()[0])
+            for fd in fds:
+                os.close(fd)
+            """#, [vault.mountpoint, String(pid)], timeout: 600)
+        try #require(held.succeeded, "\(held.stderr)")
+        let whileHeld = try #require(Int(held.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let grown = whileHeld - afterChurn
+        // 5,000 keys need at least two more slabs of 2048 (one holds the keys already there),
+        // each one locked allocation.
+        let slabs = grown / slab
+        #expect(grown % slab == 0 && (2...4).contains(slabs), "5,000 open files: VmLck \(afterChurn) -> \(whileHeld) kB")
+        usleep(500_000)
+        #expect(try lockedKilobytes(pid) <= whileHeld, "closing the files grew the locked memory")
+    }
+
+    /// Runs a command that may leave a daemon behind (`protfs mount` without `-f`) with
+    /// every inherited descriptor but the standard three closed: Foundation's Process learns
+    /// that a child ended from a socket the child inherits, so a daemon holding it would make
+    /// the command look as if it never returned.
+    static func runClosingDescriptors(_ command: [String]) -> CommandResult {
+        CommandRunner.python("import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:], close_fds=True))", command)
+    }
+
+    func lockedKilobytes(_ pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmLck:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) else {
+            throw TestFailure("no VmLck in /proc/\(pid)/status")
+        }
+        return kilobytes
+    }
+}

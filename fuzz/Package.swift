@@ -1,0 +1,19 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Coverage-guided fuzzing of protfs's decoders with libFuzzer: `scripts/fuzz` builds this
+// package with `-sanitize=fuzzer,address`. The library targets are the main package's own
+// sources (symlinked), so what is fuzzed is what ships.
+let package = Package(
+    name: "protfs-fuzz",
+    targets: [
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .target(name: "CProtfsSys"),
+        .target(name: "ProtfsCrypto", dependencies: ["CSodium"]),
+        .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
+        .target(name: "ProtfsCore", dependencies: ["ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsControl", dependencies: ["CProtfsSys", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
+        .executableTarget(name: "DecoderFuzzer", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem"],
+                          swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+    ]
+)
