@@ -158,4 +158,59 @@ struct SQLiteTests {
             """
         #expect(client.stdout == expected, "\(client.stdout)\(client.stderr)\ndaemon: \(vault.daemonOutput)")
     }
+
+    /// Which journal modes a `completeUnlessOpen` database can commit in while locked: those
+    /// that keep a `-journal` between transactions reopen it for each one, which the class
+    /// refuses, unless `locking_mode=EXCLUSIVE` keeps it open. Arguments: protfsctl, the
+    /// directory, the passcode file.
+    static let journalModes = #"""
+        import os, sqlite3, subprocess, sys
+        CTL, directory, passcode = sys.argv[1], sys.argv[2], sys.argv[3]
+        mnt = os.path.dirname(directory)
+        for mode in ["delete", "wal", "memory", "persist", "truncate"]:
+            for exclusive in (False, True):
+                db = sqlite3.connect(os.path.join(directory, "db-%s-%d" % (mode, exclusive)), isolation_level=None)
+                if exclusive:
+                    db.execute("PRAGMA locking_mode=EXCLUSIVE")
+                db.execute("PRAGMA journal_mode=%s" % mode)
+                db.execute("CREATE TABLE t(x)")
+                db.execute("INSERT INTO t VALUES (0)")
+                subprocess.run([CTL, "lock", "--now", mnt], check=True, timeout=60)
+                try:
+                    for i in range(1, 4):
+                        db.execute("BEGIN")
+                        db.execute("INSERT INTO t VALUES (?)", (i,))
+                        db.execute("COMMIT")
+                    outcome = "commits"
+                except sqlite3.OperationalError as e:
+                    outcome = str(e)
+                    db.execute("ROLLBACK")
+                subprocess.run([CTL, "unlock", mnt, "--passcode-file", passcode], check=True, timeout=60)
+                print(mode, "exclusive" if exclusive else "normal", outcome)
+                db.close()
+        """#
+
+    @Test("while locked, a completeUnlessOpen database commits in delete, WAL and memory journal modes; persist and truncate need locking_mode=EXCLUSIVE")
+    func journalModesWhileLocked() throws {
+        let vault = try TestVault()
+        defer { try? vault.unmount() }
+        try vault.mount(in: .unlocked) { try vault.makeClassDirectories() }
+        let client = CommandRunner.python(Self.journalModes, [TestVault.protfsctl,
+                                                              vault.path(TestVault.classDirectory("completeUnlessOpen")),
+                                                              vault.passcodeFile], timeout: 120)
+        let expected = """
+            delete normal commits
+            delete exclusive commits
+            wal normal commits
+            wal exclusive commits
+            memory normal commits
+            memory exclusive commits
+            persist normal unable to open database file
+            persist exclusive commits
+            truncate normal unable to open database file
+            truncate exclusive commits
+
+            """
+        #expect(client.stdout == expected, "\(client.stdout)\(client.stderr)")
+    }
 }
