@@ -69,7 +69,7 @@ extension VaultFileSystem {
                 state.file = reopened
                 return reopened
             }
-            return try body(file)
+            return try reportingDamage(of: handle.node, "contents") { () throws(Errno) -> R in try body(file) }
         }
     }
 

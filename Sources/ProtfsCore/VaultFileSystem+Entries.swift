@@ -74,7 +74,9 @@ extension VaultFileSystem {
 
     public func readLink(_ node: BackingNode) throws(Errno) -> [UInt8] {
         guard node.isSymlink else { throw .invalid }
-        return try SymlinkTarget.load(backingTarget: node.descriptor.readSymlink(), keys: keys, root: vault.backingRoot)
+        return try reportingDamage(of: node, "symlink target") { () throws(Errno) in
+            try SymlinkTarget.load(backingTarget: node.descriptor.readSymlink(), keys: keys, root: vault.backingRoot)
+        }
     }
 
     public func link(_ node: BackingNode, as name: [UInt8], in parent: BackingNode) throws(Errno) {

@@ -19,9 +19,14 @@ public final class VaultFileSystem: Sendable {
     /// The root's shown mode and owner, read once (only `setattr` on the root changes them).
     let rootAttributes = Mutex<RootAttributes?>(nil)
 
-    public init(vault: Vault, controller: LockController) throws(Errno) {
+    /// Where damage goes (the daemon's log, which says each thing once).
+    let reportDamage: @Sendable (String) -> Void
+
+    public init(vault: Vault, controller: LockController,
+                reportDamage: @escaping @Sendable (String) -> Void = { _ in }) throws(Errno) {
         self.vault = vault
         self.controller = controller
+        self.reportDamage = reportDamage
         keys = vault.filesystemKeys
         keyring = vault.keyring
         root = try BackingNode.open(".", in: vault.backingRoot)
@@ -35,7 +40,9 @@ public final class VaultFileSystem: Sendable {
     func directoryMetadata(of node: BackingNode) throws(Errno) -> DirectoryMetadata {
         guard node.isDirectory else { throw .notDirectory }
         if let cached = node.cachedDirectoryMetadata { return cached }
-        let metadata = try DirectoryMetadata.read(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
+        let metadata = try reportingDamage(of: node, "directory metadata") { () throws(Errno) in
+            try DirectoryMetadata.read(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
+        }
         try checkHint(of: node, objectID: metadata.directoryID, truth: metadata.protectionClass)
         node.cachedDirectoryMetadata = metadata
         return metadata
@@ -47,7 +54,9 @@ public final class VaultFileSystem: Sendable {
         guard node.isRegularFile else { throw .io }
         let fd = try node.descriptor.reopen(.readOnly)
         defer { fd.close() }
-        let header = try FileHeader.read(from: fd, keyring: keyring)
+        let header = try reportingDamage(of: node, "file header") { () throws(Errno) in
+            try FileHeader.read(from: fd, keyring: keyring)
+        }
         try checkHint(of: node, objectID: header.fileID, truth: header.protectionClass)
         node.cachedHeader = header
         return header
@@ -57,11 +66,34 @@ public final class VaultFileSystem: Sendable {
     /// hint is written silently; one that does not authenticate or disagrees is damage
     /// (`EIO` until `protfs fsck --repair`). Policy never rests on the hint alone.
     func checkHint(of node: BackingNode, objectID: ObjectID, truth: ProtectionClass) throws(Errno) {
-        guard let hint = try ClassHint.read(from: node.descriptor, objectID: objectID, keys: keys) else {
+        let hint = try reportingDamage(of: node, "class hint") { () throws(Errno) in
+            try ClassHint.read(from: node.descriptor, objectID: objectID, keys: keys)
+        }
+        guard let hint else {
             try? ClassHint.write(truth, to: node.descriptor, objectID: objectID, keys: keys)
             return
         }
-        guard hint == truth else { throw .io }
+        guard hint == truth else {
+            reportDamage("class hint disagrees with the class of \(describe(node))")
+            throw .io
+        }
+    }
+
+    /// Runs `body`; an `EIO` from it (damage: failed authentication, a malformed object) is
+    /// logged with the backing path and inode of `node` (never a plaintext name), then passed on.
+    func reportingDamage<R>(of node: BackingNode, _ what: String, _ body: () throws(Errno) -> R) throws(Errno) -> R {
+        do {
+            return try body()
+        } catch {
+            if error == .io { reportDamage("\(what) of \(describe(node)) is damaged") }
+            throw error
+        }
+    }
+
+    /// The backing object as the log names it: its backing path and inode.
+    func describe(_ node: BackingNode) -> String {
+        let path = (try? FileDescriptor.currentWorkingDirectory.readSymlink(node.descriptor.procPath)) ?? "?"
+        return "\(path) (inode \(node.identity.inode))"
     }
 
     /// The class of a regular file or directory; nil for symlinks and nodes, which have none.

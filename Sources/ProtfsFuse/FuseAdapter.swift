@@ -57,7 +57,6 @@ public final class FuseAdapter: Sendable {
         do {
             try body()
         } catch {
-            if error == .io { log.damage("request failed authentication or hit damage") }
             fuse_reply_err(req, error.rawValue)
         }
     }

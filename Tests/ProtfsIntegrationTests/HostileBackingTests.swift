@@ -47,32 +47,32 @@ struct HostileBackingTests {
         try #require(outsideSetup.succeeded, "\(outsideSetup.stderr)")
         let before = try snapshot(outside)
         // One command a line, so `set -e` stops at the first that fails (it ignores failures
-        // inside `&&` lists).
+        // inside `&&` lists); names as `./NAME`, since a base64url name may start with `-`.
         let plant = CommandRunner.shell("""
             set -e
             cd '\(vault.backing)'
-            rm '\(backing["symfile"]!)'
-            ln -s '\(outside)/file' '\(backing["symfile"]!)'
-            rm '\(backing["relsym"]!)'
-            ln -s ../outside/file '\(backing["relsym"]!)'
-            rm '\(backing["fifo"]!)'
-            mkfifo '\(backing["fifo"]!)'
-            rm '\(backing["device"]!)'
-            mknod '\(backing["device"]!)' c 1 5
-            rm '\(backing["hardlink"]!)'
-            ln '\(outside)/linked' '\(backing["hardlink"]!)'
-            rm -r '\(backing["symdir"]!)'
-            ln -s '\(outside)/dir' '\(backing["symdir"]!)'
-            rm '\(backing["metadir"]!)/protfs.dir'
-            ln -s '\(outside)/file' '\(backing["metadir"]!)/protfs.dir'
-            rm '\(backing[Self.longName]!).name'
-            mkfifo '\(backing[Self.longName]!).name'
+            rm './\(backing["symfile"]!)'
+            ln -s '\(outside)/file' './\(backing["symfile"]!)'
+            rm './\(backing["relsym"]!)'
+            ln -s ../outside/file './\(backing["relsym"]!)'
+            rm './\(backing["fifo"]!)'
+            mkfifo './\(backing["fifo"]!)'
+            rm './\(backing["device"]!)'
+            mknod './\(backing["device"]!)' c 1 5
+            rm './\(backing["hardlink"]!)'
+            ln '\(outside)/linked' './\(backing["hardlink"]!)'
+            rm -r './\(backing["symdir"]!)'
+            ln -s '\(outside)/dir' './\(backing["symdir"]!)'
+            rm './\(backing["metadir"]!)/protfs.dir'
+            ln -s '\(outside)/file' './\(backing["metadir"]!)/protfs.dir'
+            rm './\(backing[Self.longName]!).name'
+            mkfifo './\(backing[Self.longName]!).name'
             rm -r protfs.links
             ln -s '\(outside)/dir' protfs.links
-            touch '\(dotNames[0])' '\(dotNames[1])'
-            mkdir '\(dotNames[2])'
-            ln -s ../outside '\(dotNames[3])'
-            stat -c %F '\(backing["fifo"]!)' '\(backing["device"]!)' '\(backing["symfile"]!)'
+            touch './\(dotNames[0])' './\(dotNames[1])'
+            mkdir './\(dotNames[2])'
+            ln -s ../outside './\(dotNames[3])'
+            stat -c %F './\(backing["fifo"]!)' './\(backing["device"]!)' './\(backing["symfile"]!)'
             """)
         try #require(plant.succeeded && plant.stdout == "fifo\ncharacter special file\nsymbolic link\n",
                      "planting: \(plant.stdout)\(plant.stderr) in \(backing)")

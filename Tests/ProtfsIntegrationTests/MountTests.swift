@@ -168,6 +168,10 @@ struct MountTests {
         #expect(read.stderr.contains("Input/output error"), "\(read.stderr)")
         let other = CommandRunner.shell("cat '\(vault.path("bystander"))'")
         #expect(other.stdout == "fine\n")
+        // Logged once, by backing path and inode, never by plaintext name.
+        let log = vault.daemonOutput
+        #expect(log.components(separatedBy: "contents of").count == 2 && log.contains("(inode "), "\(log)")
+        #expect(!log.contains("victim"))
         let stat = CommandRunner.shell("stat -c %s '\(vault.path("victim"))' && rm '\(vault.path("victim"))'")
         #expect(stat.succeeded, "\(stat.stderr)")
     }
