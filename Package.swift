@@ -23,8 +23,9 @@ let package = Package(
         .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsControl"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
-        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem"], resources: [.copy("Vectors")]),
-        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsTestSupport", path: "Tests/ProtfsTestSupport"),
+        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
+        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem", "ProtfsCore", "ProtfsCrypto"]),
     ]
 )

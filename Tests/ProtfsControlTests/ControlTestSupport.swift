@@ -90,18 +90,6 @@ func encodedRequest(_ request: ControlRequest, secrets: [[UInt8]] = []) throws -
     return sink.bytes
 }
 
-/// A small deterministic generator, so that a fuzz failure can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The freshly built `protfsctl`, beside the test bundle in the build directory.
 var builtProtfsctl: String {
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""

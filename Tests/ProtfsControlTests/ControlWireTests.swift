@@ -1,3 +1,4 @@
+import ProtfsTestSupport
 import Testing
 @testable import ProtfsControl
 import ProtfsCore
@@ -67,7 +68,7 @@ import ProtfsCore
     /// Random bytes, and valid messages with bytes flipped, inserted, dropped or lengths
     /// rewritten: every input decodes or throws; nothing crashes or loops.
     @Test func fuzzedDecoders() throws {
-        var random = SplitMix64(state: 0x5EED_C0DE)
+        var random = SeededGenerator(seed: 0x5EED_C0DE)
         let requests = try Self.requests.map { try encodedRequest($0.0, secrets: $0.1) }
         var replies: [[UInt8]] = []
         for reply in Self.replies {
@@ -89,7 +90,7 @@ import ProtfsCore
         #expect(decoded > 0)  // some mutations leave a valid message; most do not
     }
 
-    private func mutate(_ seed: [UInt8], round: Int, using random: inout SplitMix64) -> [UInt8] {
+    private func mutate(_ seed: [UInt8], round: Int, using random: inout SeededGenerator) -> [UInt8] {
         var bytes = seed
         switch round % 7 {
         case 0:

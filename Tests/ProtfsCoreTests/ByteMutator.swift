@@ -1,3 +1,4 @@
+import ProtfsTestSupport
 import Foundation
 
 /// How much fuzzing a run does: `PROTFS_FUZZ_ITERATIONS` mutated inputs per decoder (the

@@ -1,3 +1,4 @@
+import ProtfsTestSupport
 import Foundation
 import Glibc
 import Testing

@@ -1,3 +1,4 @@
+import ProtfsTestSupport
 import Testing
 @testable import ProtfsCore
 import ProtfsCrypto
