@@ -14,6 +14,9 @@ enum LowLevelOperations {
                                  | FUSE_CAP_SPLICE_MOVE | FUSE_CAP_NO_OPEN_SUPPORT | FUSE_CAP_NO_OPENDIR_SUPPORT
                                  | FUSE_CAP_ATOMIC_O_TRUNC | FUSE_CAP_POSIX_ACL | FUSE_CAP_HANDLE_KILLPRIV)
             conn.pointee.want &= ~refused
+            // Always READDIRPLUS, never the kernel's guess: it sends plain READDIR after the
+            // first buffer of a directory, and `du`/`find -size` then pay one LOOKUP per entry.
+            conn.pointee.want &= ~UInt32(FUSE_CAP_READDIRPLUS_AUTO)
             conn.pointee.max_write = 1 << 20
             conn.pointee.max_readahead = 1 << 20
         }
