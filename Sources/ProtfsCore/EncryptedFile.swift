@@ -35,6 +35,12 @@ public final class EncryptedFile: Sendable {
     deinit { descriptor.close() }
 
     public var header: FileHeader { headerState.withLock { $0 } }
+
+    /// Sets an xattr of the backing file through the descriptor already open (no /proc
+    /// walk): the class hint of a file just created.
+    public func setBackingAttribute(_ name: String, _ value: [UInt8]) throws(Errno) {
+        try descriptor.setExtendedAttribute(name, value)
+    }
     public var protectionClass: ProtectionClass { header.protectionClass }
 
     // MARK: creating and opening
@@ -71,6 +77,13 @@ public final class EncryptedFile: Sendable {
         let header = try FileHeader.read(from: descriptor, keyring: keyring)
         return EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring),
                              writeRefusal: writeRefusal)
+    }
+
+    /// Opens a file whose header the caller has just read (and checked) from `descriptor`, a
+    /// regular file open for reading and writing: only the key is unwrapped. Ownership of the
+    /// descriptor as in `open(_:keyring:)`.
+    public static func open(_ descriptor: FileDescriptor, header: FileHeader, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
+        EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring))
     }
 
     /// Opens the object an `O_PATH` descriptor refers to, for reading and writing. It is

@@ -15,7 +15,7 @@ extension VaultFileSystem {
                                                     protectionClass: protectionClass, keyring: keyring)
                 do throws(Errno) {
                     let node = try BackingNode.open(stored, in: parent.descriptor)
-                    try ClassHint.write(protectionClass, to: node.descriptor, objectID: file.fileID, keys: keys)
+                    try ClassHint.write(protectionClass, to: file, keys: keys)
                     try assignOwnership(of: stored, in: parent, to: caller)
                     node.cachedHeader = file.header
                     node.content.state.withLock { $0.file = file; $0.handles = 1 }
@@ -30,13 +30,33 @@ extension VaultFileSystem {
     }
 
     /// Opens an existing regular file: refused by the class policy, or the shared content
-    /// object (one key, one backing descriptor) gains a handle.
+    /// object (one key, one backing descriptor) gains a handle. A first open reads the
+    /// header from the descriptor the content then keeps: one open of the backing file.
     public func open(_ node: BackingNode, writable: Bool) throws(Errno) -> OpenFileHandle {
         guard node.isRegularFile else { throw node.isDirectory ? .isDirectory : .io }
-        let protectionClass = try header(of: node).protectionClass
-        try controller.perform(.openExisting, on: protectionClass) { () throws(Errno) in
+        var fresh: (descriptor: FileDescriptor, header: FileHeader)?
+        defer { fresh?.descriptor.close() }  // unless a content object took it
+        let header: FileHeader
+        if let cached = node.cachedHeader {
+            header = cached
+        } else {
+            let descriptor = try openBackingFile(of: node)
+            do { header = try verifiedHeader(of: node, from: descriptor) } catch {
+                descriptor.close()
+                throw error
+            }
+            fresh = (descriptor, header)
+        }
+        try controller.perform(.openExisting, on: header.protectionClass) { () throws(Errno) in
             try node.content.state.withLock { (state) throws(Errno) in
-                if state.file == nil { state.file = try openContent(of: node) }
+                if state.file == nil {
+                    if let (descriptor, header) = fresh {
+                        state.file = try EncryptedFile.open(descriptor, header: header, keyring: keyring)
+                        fresh = nil
+                    } else {
+                        state.file = try openContent(of: node)
+                    }
+                }
                 state.handles += 1
             }
         }
@@ -44,16 +64,25 @@ extension VaultFileSystem {
         return OpenFileHandle(node: node, writable: writable)
     }
 
+    /// The backing file of `node` open for reading and writing (for reading only when the
+    /// backing object refuses writes: a daemon that is not root may only read a file its
+    /// owner made read-only).
+    func openBackingFile(of node: BackingNode) throws(Errno) -> FileDescriptor {
+        do {
+            return try node.descriptor.reopen(.readWrite)
+        } catch .permissionDenied {
+            return try node.descriptor.reopen(.readOnly)
+        }
+    }
+
     /// Reads the header again and unwraps the key: the caller holds the policy.
     func openContent(of node: BackingNode) throws(Errno) -> EncryptedFile {
-        let fd: FileDescriptor
-        do {
-            fd = try node.descriptor.reopen(.readWrite)
-        } catch .permissionDenied {
-            // A daemon that is not root may only read a file its owner made read-only.
-            fd = try node.descriptor.reopen(.readOnly)
+        let fd = try openBackingFile(of: node)
+        let file: EncryptedFile
+        do { file = try EncryptedFile.open(fd, keyring: keyring) } catch {
+            fd.close()
+            throw error
         }
-        let file = try EncryptedFile.open(fd, keyring: keyring)
         node.cachedHeader = file.header
         return file
     }

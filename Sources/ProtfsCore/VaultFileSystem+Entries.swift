@@ -89,12 +89,14 @@ extension VaultFileSystem {
 
     public func unlink(_ name: [UInt8], in parent: BackingNode) throws(Errno) {
         let entry = try backingName(name, in: parent)
-        let node = try BackingNode.open(entry.entry, in: parent.descriptor)
-        guard !node.isDirectory else { throw .isDirectory }
-        let links = try node.status().st_nlink
-        let lastLinkOfSymlink = node.isSymlink && links == 1
+        let status = try parent.descriptor.status(of: entry.entry)
+        guard status.fileType != S_IFDIR else { throw .isDirectory }
+        // A symlink's last link takes its target's blob along: held open, so the target read
+        // after the unlink is that of the object unlinked. Anything else needs one stat only.
+        let lastLinkOfSymlink = status.fileType == S_IFLNK && status.st_nlink == 1
+            ? try BackingNode.open(entry.entry, in: parent.descriptor) : nil
         try entry.remove(in: parent.descriptor) { (stored) throws(Errno) in try parent.descriptor.removeFile(stored) }
-        if lastLinkOfSymlink, let target = try? node.descriptor.readSymlink() {
+        if let symlink = lastLinkOfSymlink, symlink.isSymlink, let target = try? symlink.descriptor.readSymlink() {
             SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
         }
     }

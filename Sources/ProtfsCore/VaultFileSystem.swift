@@ -54,23 +54,32 @@ public final class VaultFileSystem: Sendable {
         guard node.isRegularFile else { throw .io }
         let fd = try node.descriptor.reopen(.readOnly)
         defer { fd.close() }
+        return try verifiedHeader(of: node, from: fd)
+    }
+
+    /// Reads a regular file's header from `descriptor` (open for reading), checks its class
+    /// hint on the same descriptor, and caches it on the node.
+    func verifiedHeader(of node: BackingNode, from descriptor: FileDescriptor) throws(Errno) -> FileHeader {
         let header = try reportingDamage(of: node, "file header") { () throws(Errno) in
-            try FileHeader.read(from: fd, keyring: keyring)
+            try FileHeader.read(from: descriptor, keyring: keyring)
         }
-        try checkHint(of: node, objectID: header.fileID, truth: header.protectionClass)
+        try checkHint(of: node, on: descriptor, objectID: header.fileID, truth: header.protectionClass)
         node.cachedHeader = header
         return header
     }
 
     /// The class hint must agree with the MACed truth (header or `protfs.dir`): a missing
     /// hint is written silently; one that does not authenticate or disagrees is damage
-    /// (`EIO` until `protfs fsck --repair`). Policy never rests on the hint alone.
-    func checkHint(of node: BackingNode, objectID: ObjectID, truth: ProtectionClass) throws(Errno) {
+    /// (`EIO` until `protfs fsck --repair`). Policy never rests on the hint alone. `object`
+    /// is the node's own descriptor or one open for I/O on the same object (cheaper).
+    func checkHint(of node: BackingNode, on object: FileDescriptor? = nil, objectID: ObjectID,
+                   truth: ProtectionClass) throws(Errno) {
+        let object = object ?? node.descriptor
         let hint = try reportingDamage(of: node, "class hint") { () throws(Errno) in
-            try ClassHint.read(from: node.descriptor, objectID: objectID, keys: keys)
+            try ClassHint.read(from: object, objectID: objectID, keys: keys)
         }
         guard let hint else {
-            try? ClassHint.write(truth, to: node.descriptor, objectID: objectID, keys: keys)
+            try? ClassHint.write(truth, to: object, objectID: objectID, keys: keys)
             return
         }
         guard hint == truth else {
@@ -150,6 +159,10 @@ public final class VaultFileSystem: Sendable {
         guard runningAsRoot else { return }
         let parentStatus = try attributes(of: parent)
         let gid = parentStatus.st_mode & S_ISGID != 0 ? parentStatus.st_gid : caller.gid
+        // Most objects are born right (root's own files, a set-group-ID directory's group):
+        // a stat is cheaper than a chown, which rewrites the inode.
+        let current = try parent.descriptor.status(of: name)
+        guard current.st_uid != caller.uid || current.st_gid != gid else { return }
         try parent.descriptor.changeOwner(name, uid: caller.uid, gid: gid)
     }
 

@@ -1,44 +1,67 @@
 import Glibc
 import CProtfsSys
 
-/// Extended attributes of the object a descriptor refers to. `O_PATH` descriptors cannot be
-/// used with `f*xattr`, so these go through the descriptor's /proc link with the `l*` calls
-/// (which do not follow a final symlink, and the proc link names the object itself).
+/// Extended attributes of the object a descriptor refers to. A descriptor open for I/O
+/// uses the `f*xattr` calls. An `O_PATH` descriptor cannot (`EBADF`): for those the call goes
+/// through the descriptor's /proc link, which names the object itself. The direct call is
+/// tried first because the /proc path walk costs several times the call itself.
 extension FileDescriptor {
+    private func attributeCall<T: BinaryInteger>(_ direct: (Int32) -> T, _ throughPath: (String) -> T) throws(Errno) -> T {
+        do {
+            return try syscallRetrying { direct(rawValue) }
+        } catch .badFile {
+            let path = procPath
+            return try syscallRetrying { throughPath(path) }
+        }
+    }
+
+    /// Most values (hints, ids, sealed xattrs) fit the first buffer: one call, no size probe.
+    private static let firstAttributeBuffer = 256
+
     public func extendedAttribute(_ name: String) throws(Errno) -> [UInt8] {
-        let path = procPath
+        var capacity = Self.firstAttributeBuffer
         while true {
-            let size = try syscallRetrying { getxattr(path, name, nil as UnsafeMutableRawPointer?, 0) }
-            var value = [UInt8](repeating: 0, count: size)
-            let n = value.withUnsafeMutableBytes { getxattr(path, name, $0.baseAddress, size) }
-            if n >= 0 { return Array(value[0..<n]) }
-            let e = Errno.current
-            if e != .range && e != .interrupted { throw e }  // grew in between: ask again
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(capacity, 1), alignment: 1)
+            defer { buffer.deallocate() }
+            do {
+                let count = try attributeCall({ fgetxattr($0, name, buffer.baseAddress, capacity) },
+                                              { getxattr($0, name, buffer.baseAddress, capacity) })
+                return Array(buffer[0..<count])
+            } catch .range {
+                // Larger than the buffer (or grown in between): ask for the size, then again.
+                capacity = try attributeCall({ fgetxattr($0, name, nil, 0) }, { getxattr($0, name, nil, 0) })
+            }
         }
     }
 
     public func setExtendedAttribute(_ name: String, _ value: [UInt8], flags: Int32 = 0) throws(Errno) {
-        let path = procPath
-        _ = try syscallRetrying { value.withUnsafeBytes { setxattr(path, name, $0.baseAddress, value.count, flags) } }
+        _ = try value.withUnsafeBytes { bytes in
+            Result { () throws(Errno) in
+                try attributeCall({ fsetxattr($0, name, bytes.baseAddress, bytes.count, flags) },
+                                  { setxattr($0, name, bytes.baseAddress, bytes.count, flags) })
+            }
+        }.get()
     }
 
     public func removeExtendedAttribute(_ name: String) throws(Errno) {
-        let path = procPath
-        _ = try syscallRetrying { removexattr(path, name) }
+        _ = try attributeCall({ fremovexattr($0, name) }, { removexattr($0, name) })
     }
 
     public func extendedAttributeNames() throws(Errno) -> [String] {
-        let path = procPath
         while true {
-            let size = try syscallRetrying { listxattr(path, nil as UnsafeMutablePointer<CChar>?, 0) }
+            let size = try attributeCall({ flistxattr($0, nil, 0) }, { listxattr($0, nil, 0) })
             if size == 0 { return [] }
             var buffer = [CChar](repeating: 0, count: size)
-            let n = listxattr(path, &buffer, size)
-            if n >= 0 {
-                return buffer[0..<n].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            do {
+                let count = try buffer.withUnsafeMutableBufferPointer { names in
+                    Result { () throws(Errno) in
+                        try attributeCall({ flistxattr($0, names.baseAddress, size) }, { listxattr($0, names.baseAddress, size) })
+                    }
+                }.get()
+                return buffer[0..<count].split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+            } catch .range {
+                continue  // grew in between: ask again
             }
-            let e = Errno.current
-            if e != .range && e != .interrupted { throw e }
         }
     }
 }
