@@ -19,11 +19,17 @@ public final class FuseAdapter: Sendable {
 
     var session: OpaquePointer? { OpaquePointer(bitPattern: sessionAddress.load(ordering: .acquiring)) }
 
-    public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30) {
+    /// Asks the kernel to forget little-used nodes when their descriptors run short.
+    let pruner: InodePruner
+
+    public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30,
+                nodeCapacity: Int = InodePruner.capacityFromDescriptorLimit()) {
         self.fileSystem = fileSystem
         self.log = log
         self.cacheTimeout = cacheTimeout
-        inodes = InodeTable(root: fileSystem.root)
+        pruner = InodePruner(capacity: nodeCapacity)
+        inodes = InodeTable(root: fileSystem.root, capacity: nodeCapacity)
+        inodes.whenCrowded { [unowned self] in pruner.crowded(self) }
     }
 
     /// The adapter of a request. Requests count as activity for auto-lock, except the

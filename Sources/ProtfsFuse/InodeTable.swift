@@ -4,48 +4,80 @@ import Synchronization
 
 /// The kernel's node ids and their lookup counts. A backing object seen under several names
 /// (hard links) gets one node id; a node id lives until the kernel forgets every lookup.
+/// Each node holds a backing descriptor, so the table also knows which ids were used least
+/// recently: the ones to ask the kernel to forget when descriptors run short.
 final class InodeTable: Sendable {
     static let rootID: fuse_ino_t = 1
 
     private struct Entry {
         let node: BackingNode
         var lookups: UInt64
+        /// The table's clock when the kernel last named this id.
+        var lastUse: UInt64
     }
 
     private struct State {
         var byID: [fuse_ino_t: Entry] = [:]
         var byIdentity: [BackingNode.Identity: fuse_ino_t] = [:]
         var nextID: fuse_ino_t = InodeTable.rootID + 1
+        var clock: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    /// Above this many ids, the crowding handler is called after each new one.
+    let capacity: Int
+    private let crowdingHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
-    init(root: BackingNode) {
+    init(root: BackingNode, capacity: Int = .max) {
+        self.capacity = capacity
         state.withLock { s in
             // The root is never forgotten.
-            s.byID[Self.rootID] = Entry(node: root, lookups: .max / 2)
+            s.byID[Self.rootID] = Entry(node: root, lookups: .max / 2, lastUse: 0)
             s.byIdentity[root.identity] = Self.rootID
         }
     }
 
     func node(_ id: fuse_ino_t) -> BackingNode? {
-        state.withLock { $0.byID[id]?.node }
+        state.withLock { s in
+            guard var entry = s.byID[id] else { return nil }
+            s.clock += 1
+            entry.lastUse = s.clock
+            s.byID[id] = entry
+            return entry.node
+        }
     }
 
     /// Counts one lookup of `node`, returning its node id (an existing one for a known
     /// backing object: the new descriptor is then simply dropped).
     func remember(_ node: BackingNode) -> fuse_ino_t {
-        state.withLock { s in
+        let (id, count) = state.withLock { s in
+            s.clock += 1
             if let id = s.byIdentity[node.identity] {
                 s.byID[id]!.lookups += 1
-                return id
+                s.byID[id]!.lastUse = s.clock
+                return (id, 0)
             }
             let id = s.nextID
             s.nextID += 1
-            s.byID[id] = Entry(node: node, lookups: 1)
+            s.byID[id] = Entry(node: node, lookups: 1, lastUse: s.clock)
             s.byIdentity[node.identity] = id
-            return id
+            return (id, s.byID.count)
         }
+        if count > capacity, let handler = crowdingHandler.withLock({ $0 }) { handler() }
+        return id
+    }
+
+    func whenCrowded(_ handler: @escaping @Sendable () -> Void) {
+        crowdingHandler.withLock { $0 = handler }
+    }
+
+    /// Up to `count` ids, least recently used first, never the root nor a node `inUse` says
+    /// is busy.
+    func leastRecentlyUsed(_ count: Int, inUse: (BackingNode) -> Bool) -> [fuse_ino_t] {
+        let candidates = state.withLock { s in
+            s.byID.compactMap { id, entry in id == Self.rootID ? nil : (id, entry.lastUse, entry.node) }
+        }
+        return candidates.filter { !inUse($0.2) }.sorted { $0.1 < $1.1 }.prefix(count).map(\.0)
     }
 
     func forget(_ id: fuse_ino_t, count: UInt64) {

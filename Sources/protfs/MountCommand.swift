@@ -125,8 +125,8 @@ private func report(_ message: String) { writeError("protfs mount: \(message)\n"
 /// signal mask is its own (a parent may hand down any): only the termination signals are
 /// blocked, for the session's watcher thread to take. And it may hold as many descriptors as
 /// the hard limit allows: every inode the kernel knows and every open file keeps a backing
-/// descriptor, and the usual soft limit of 1024 would make a mount fail with EMFILE once a
-/// few hundred files are open.
+/// descriptor. The node table stays under the limit (it asks the kernel to forget little-used
+/// inodes, `InodePruner`), and the more it may hold, the fewer lookups that costs.
 enum DaemonHardening {
     static func apply() {
         var none = rlimit(rlim_cur: 0, rlim_max: 0)

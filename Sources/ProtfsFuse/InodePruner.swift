@@ -1,0 +1,105 @@
+import CFuse
+import Dispatch
+import Glibc
+import Synchronization
+
+/// Keeps the daemon's descriptors from running out. Every inode the kernel knows holds an
+/// `O_PATH` descriptor here, and the kernel keeps inodes for as long as memory allows: with
+/// the 20,000-descriptor hard limit of the machines measured, `ls -l` of a directory of
+/// 100,000 files failed with EMFILE. Once the node table passes its capacity, the least
+/// recently used ids go to the kernel in a `FUSE_NOTIFY_PRUNE` (protocol 7.45, Linux 6.16):
+/// it drops those it holds no reference to and sends their FORGETs, which close the
+/// descriptors. Ids in use (a cwd, an open file) stay; they are simply not pruned.
+public final class InodePruner: Sendable {
+    /// `FUSE_NOTIFY_PRUNE` in `enum fuse_notify_code` (not in libfuse 3.14's headers).
+    private static let notifyPrune: Int32 = 9
+    /// Ids per notification: the kernel reads each message into one buffer.
+    private static let batch = 256
+    /// After a round that found nothing to prune (every node in use), the next waits this long.
+    private static let idleBackoff: UInt64 = 1_000_000_000
+
+    /// Above `capacity` ids, the least recently used are pruned down to `target`.
+    let capacity: Int
+    let target: Int
+    private let queue = DispatchQueue(label: "protfs.inode-pruner")
+    private let scheduled = Atomic<Bool>(false)
+    private let notBefore = Atomic<UInt64>(0)
+    /// The kernel refused the notification (older than 6.16): nothing more to try.
+    private let unsupported = Atomic<Bool>(false)
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        target = capacity * 3 / 4
+    }
+
+    /// The capacity for this process: its descriptor limit, less a reserve for open files,
+    /// directory listings, the control socket and libraries.
+    public static func capacityFromDescriptorLimit() -> Int {
+        var files = rlimit()
+        // RLIM_INFINITY is all ones, beyond Int.max.
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0,
+              files.rlim_cur < rlim_t(Int.max) else { return .max }
+        let limit = Int(files.rlim_cur)
+        return max(limit - max(limit / 5, 512), 64)
+    }
+
+    /// Called when the table has grown past its capacity: prunes on the pruner's own queue,
+    /// one round at a time (a listing adds hundreds of nodes a second, so rounds follow each
+    /// other as long as the table stays crowded).
+    func crowded(_ adapter: FuseAdapter) {
+        guard !unsupported.load(ordering: .relaxed), Self.now() >= notBefore.load(ordering: .relaxed),
+              scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        queue.async { [self] in
+            if prune(adapter) == 0 { notBefore.store(Self.now() + Self.idleBackoff, ordering: .relaxed) }
+            scheduled.store(false, ordering: .releasing)
+        }
+    }
+
+    /// Sends the least recently used ids beyond `target`; returns how many.
+    private func prune(_ adapter: FuseAdapter) -> Int {
+        guard let session = adapter.session else { return 0 }
+        let excess = adapter.inodes.count - target
+        guard excess > 0 else { return 0 }
+        let ids = adapter.inodes.leastRecentlyUsed(excess) { $0.hasOpenHandles }
+        var start = 0
+        while start < ids.count {
+            let slice = Array(ids[start ..< min(start + Self.batch, ids.count)])
+            start += slice.count
+            if !send(slice, to: fuse_session_fd(session)) {
+                unsupported.store(true, ordering: .relaxed)
+                adapter.log.warning("the kernel does not take FUSE_NOTIFY_PRUNE: the daemon's descriptors are "
+                                   + "bounded only by its open-file limit")
+                return 0
+            }
+        }
+        return ids.count
+    }
+
+    /// Writes one notification: `fuse_out_header` (length, the notify code as its error, unique
+    /// 0), `fuse_notify_prune_out` (count, padding, spare), then the ids.
+    private func send(_ ids: [fuse_ino_t], to device: Int32) -> Bool {
+        var message: [UInt8] = []
+        let length = 16 + 16 + 8 * ids.count
+        message.reserveCapacity(length)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { message.append(contentsOf: $0) }
+        }
+        append(UInt32(length))
+        append(Int32(Self.notifyPrune))
+        append(UInt64(0))
+        append(UInt32(ids.count))
+        append(UInt32(0))
+        append(UInt64(0))
+        for id in ids { append(UInt64(id)) }
+        let written = message.withUnsafeBytes { write(device, $0.baseAddress, $0.count) }
+        // ENOENT: some ids were already forgotten, which is fine.
+        return written == length || errno == ENOENT
+    }
+
+    private static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+}
