@@ -155,37 +155,20 @@ extension VaultFileSystem {
         public let name: [UInt8]
         public let inode: UInt64
         public let type: UInt8
-        /// The backing entry, so `readdirplus` can open it without encrypting the name again.
-        public let backingName: String
+        /// The backing entry, so `readdirplus` can open it without encrypting the name again;
+        /// nil for `.` and `..`.
+        public let backingName: String?
     }
 
     /// The node of a listed entry (for `readdirplus`), opened like a lookup would.
     public func node(of entry: ListedEntry, in directory: BackingNode) throws(Errno) -> BackingNode {
-        try BackingNode.open(entry.backingName, in: directory.descriptor)
+        guard let backingName = entry.backingName else { throw .invalid }
+        return try BackingNode.open(backingName, in: directory.descriptor)
     }
 
-    /// The plaintext listing of a directory. Entries whose names do not decode (planted or
-    /// damaged) are left out and reported once by the caller's log.
-    public func list(_ directory: BackingNode) throws(Errno) -> (entries: [ListedEntry], undecodable: [String]) {
-        let directoryID = try directoryMetadata(of: directory).directoryID
-        var entries: [ListedEntry] = []
-        var undecodable: [String] = []
-        for entry in try directory.descriptor.entries() {
-            switch BackingEntryName.classify(entry.name) {
-            case .reserved, .sidecar:
-                continue
-            case .foreign:
-                undecodable.append(entry.name)
-            case .encoded, .longEntry:
-                if let name = BackingEntryName.plaintextName(of: entry.name, in: directory.descriptor,
-                                                            directoryID: directoryID, keys: keys) {
-                    entries.append(ListedEntry(name: name, inode: entry.inode, type: entry.type, backingName: entry.name))
-                } else {
-                    undecodable.append(entry.name)
-                }
-            }
-        }
-        return (entries, undecodable)
+    /// Opens a directory for listing (its entries are read as they are asked for).
+    public func openListing(of directory: BackingNode) throws(Errno) -> DirectoryReader {
+        try DirectoryReader(directory: directory, directoryID: directoryMetadata(of: directory).directoryID, keys: keys)
     }
 }
 

@@ -6,10 +6,7 @@ import ProtfsSystem
 extension FuseAdapter {
     func opendir(_ req: fuse_req_t, _ id: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
         respond(req) { () throws(Errno) in
-            let directory = try node(id)
-            let (entries, undecodable) = try fileSystem.list(directory)
-            for name in undecodable { log.damage("undecodable entry \(name) in directory inode \(id)") }
-            let listing = DirectoryListing(directory: directory, entries: entries)
+            let listing = DirectoryListing(reader: try fileSystem.openListing(of: node(id)))
             fi.pointee.fh = UInt64(UInt(bitPattern: Unmanaged.passRetained(listing).toOpaque()))
             if fuse_reply_open(req, fi) != 0 { dropListing(fi) }
         }
@@ -41,7 +38,7 @@ extension FuseAdapter {
         fillDirectory(req, size, offset, fi) { buffer, room, name, item, next in
             var entry = fuse_entry_param()
             var remembered: fuse_ino_t = 0
-            if let listed = item.entry, let node = try? fileSystem.node(of: listed, in: listing.directory),
+            if item.backingName != nil, let node = try? fileSystem.node(of: item, in: listing.directory),
                let attributes = try? fileSystem.attributes(of: node) {
                 remembered = inodes.remember(node)
                 entry.ino = remembered
@@ -60,10 +57,10 @@ extension FuseAdapter {
     }
 
     /// Fills one reply buffer from `offset` on with `add`, which returns the size the entry
-    /// needs (it is added only if that fits in `room`).
+    /// needs (it is added only if that fits in `room`). Undecodable entries are logged once.
     private func fillDirectory(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>,
                                _ add: (UnsafeMutablePointer<CChar>, Int, UnsafePointer<CChar>,
-                                       (name: [UInt8], inode: UInt64, type: UInt8, entry: VaultFileSystem.ListedEntry?), off_t) -> Int) {
+                                       VaultFileSystem.ListedEntry, off_t) -> Int) {
         guard let listing = Self.listing(fi) else {
             fuse_reply_err(req, EBADF)
             return
@@ -71,17 +68,18 @@ extension FuseAdapter {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
         defer { buffer.deallocate() }
         var used = 0
-        var index = Int(offset)
-        while index < listing.count {
-            let item = listing.item(at: index)
+        let directoryInode = listing.directory.identity.inode
+        listing.reader.read(from: Int64(offset), undecodable: { name in
+            log.damage("undecodable entry \(name) in the backing directory of inode \(directoryInode)")
+        }) { item, next in
             var cName = item.name
             cName.append(0)
             let needed = cName.withUnsafeBufferPointer { p in
-                p.withMemoryRebound(to: CChar.self) { add(buffer + used, size - used, $0.baseAddress!, item, off_t(index + 1)) }
+                p.withMemoryRebound(to: CChar.self) { add(buffer + used, size - used, $0.baseAddress!, item, off_t(next)) }
             }
-            if needed > size - used { break }
+            guard needed <= size - used else { return false }
             used += needed
-            index += 1
+            return true
         }
         fuse_reply_buf(req, buffer, used)
     }

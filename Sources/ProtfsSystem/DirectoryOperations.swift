@@ -93,31 +93,14 @@ extension FileDescriptor {
     }
 
     /// One directory entry as `getdents` reports it.
-    public struct DirectoryEntry: Sendable {
-        public let name: String
-        public let inode: UInt64
-        /// `DT_*` type (`DT_UNKNOWN` on filesystems that do not report it).
-        public let type: UInt8
-    }
 
     /// The entries of this directory (not `.` or `..`), read through a fresh descriptor so
     /// the held descriptor's offset is untouched. Works on `O_PATH` directory descriptors.
     public func entries() throws(Errno) -> [DirectoryEntry] {
-        let dup = try FileDescriptor.open(".", in: self, [.readOnly, .directory, .nonBlocking])
-        guard let dir = fdopendir(dup.rawValue) else {
-            let e = Errno.current
-            dup.close()
-            throw e
-        }
-        defer { closedir(dir) }
         var result: [DirectoryEntry] = []
-        while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
-            if name != "." && name != ".." {
-                result.append(DirectoryEntry(name: name, inode: UInt64(entry.pointee.d_ino), type: entry.pointee.d_type))
-            }
+        try DirectoryStream(self).read(from: 0) { entry, _ in
+            if entry.name != "." && entry.name != ".." { result.append(entry) }
+            return true
         }
         return result
     }
@@ -146,4 +129,12 @@ public enum FileTime: Sendable, Equatable {
         case .at(let seconds, let nanoseconds): timespec(tv_sec: seconds, tv_nsec: nanoseconds)
         }
     }
+}
+
+/// One entry of a backing directory.
+public struct DirectoryEntry: Sendable {
+    public let name: String
+    public let inode: UInt64
+    /// `DT_*` type (`DT_UNKNOWN` on filesystems that do not report it).
+    public let type: UInt8
 }

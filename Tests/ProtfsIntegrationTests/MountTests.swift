@@ -17,7 +17,7 @@ struct MountTests {
         #expect(again.succeeded, "\(again.stdout)\(again.stderr)")
     }
 
-    @Test("more files than the daemon may hold descriptors for: create, ls -l, read, rm")
+    @Test("more files than the daemon may hold descriptors for: create, ls -l, ls -a, read, rm")
     func moreFilesThanDescriptors() throws {
         let vault = try TestVault()
         // 1200 descriptors: the node table holds 688 nodes, so 3000 files only work if the
@@ -31,6 +31,7 @@ struct MountTests {
             cd '\(directory)'
             for i in $(seq 3000); do echo "$i" > "f$i"; done
             [ "$(ls -l | grep -c '^-')" = 3000 ]
+            [ "$(ls -a | grep -cE '^[.]{1,2}$')" = 2 ]
             for i in $(seq 3000); do read -r n < "f$i"; [ "$n" = "$i" ]; done
             cd /
             rm -rf '\(directory)'
