@@ -4,6 +4,9 @@ import Glibc
 /// The C table of low-level operations. Each entry is a non-capturing closure that finds the
 /// adapter through the session's userdata and forwards the request.
 enum LowLevelOperations {
+    /// The largest read or write request: 256 chunks, the unit the crypto spreads over cores.
+    static let maxRequestBytes = 1 << 20
+
     static func make() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { userdata, conn in
@@ -17,8 +20,8 @@ enum LowLevelOperations {
             // Always READDIRPLUS, never the kernel's guess: it sends plain READDIR after the
             // first buffer of a directory, and `du`/`find -size` then pay one LOOKUP per entry.
             conn.pointee.want &= ~UInt32(FUSE_CAP_READDIRPLUS_AUTO)
-            conn.pointee.max_write = 1 << 20
-            conn.pointee.max_readahead = 1 << 20
+            conn.pointee.max_write = UInt32(LowLevelOperations.maxRequestBytes)
+            conn.pointee.max_readahead = UInt32(LowLevelOperations.maxRequestBytes)
         }
         ops.lookup = { req, parent, name in FuseAdapter.from(req!).lookup(req!, parent, name!) }
         ops.forget = { req, ino, count in FuseAdapter.from(req!, countsAsActivity: false).forget(req!, ino, count) }

@@ -16,6 +16,18 @@ public enum MountTable {
         }
     }
 
+    /// The `major:minor` device of the newest mount at `mountpoint` (from
+    /// `/proc/self/mountinfo`, so nothing asks the mounted filesystem itself).
+    public static func device(of mountpoint: String) -> String? {
+        guard let fd = try? FileDescriptor.open(path: "/proc/self/mountinfo", .readOnly),
+              let bytes = try? fd.readAll() else { return nil }
+        fd.close()
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").last { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 5 && unescape(String(fields[4])) == mountpoint
+        }.map { String($0.split(separator: " ")[2]) }
+    }
+
     /// The kernel writes space, tab, newline and backslash in a mount point as `\ooo`.
     static func unescape(_ field: String) -> String {
         var bytes: [UInt8] = []
