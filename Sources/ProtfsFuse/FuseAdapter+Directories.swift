@@ -6,7 +6,7 @@ import ProtfsSystem
 extension FuseAdapter {
     func opendir(_ req: fuse_req_t, _ id: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
         respond(req) { () throws(Errno) in
-            let listing = DirectoryListing(reader: try fileSystem.openListing(of: node(id)))
+            let listing = try fileSystem.openListing(of: node(id))
             fi.pointee.fh = UInt64(UInt(bitPattern: Unmanaged.passRetained(listing).toOpaque()))
             if fuse_reply_open(req, fi) != 0 { dropListing(fi) }
         }
@@ -69,7 +69,7 @@ extension FuseAdapter {
         defer { buffer.deallocate() }
         var used = 0
         let directoryInode = listing.directory.identity.inode
-        listing.reader.read(from: Int64(offset), undecodable: { name in
+        listing.read(from: Int64(offset), undecodable: { name in
             log.damage("undecodable entry \(name) in the backing directory of inode \(directoryInode)")
         }) { item, next in
             var cName = item.name

@@ -89,9 +89,9 @@ public final class FuseAdapter: Sendable {
         return Unmanaged<OpenFileHandle>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
     }
 
-    static func listing(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> DirectoryListing? {
+    static func listing(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> DirectoryReader? {
         guard let fi, fi.pointee.fh != 0 else { return nil }
-        return Unmanaged<DirectoryListing>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
+        return Unmanaged<DirectoryReader>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
     }
 
     /// Hands a handle to the kernel: it comes back in `fi.fh` until `release`.

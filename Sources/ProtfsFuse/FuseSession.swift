@@ -118,9 +118,6 @@ public final class FuseSession {
         return status
     }
 
-    /// Asks the loop to stop (from any thread).
-    public func stop() { fuse_session_exit(session) }
-
     deinit {
         adapter.takeUnretainedValue().sessionAddress.store(0, ordering: .releasing)
         fuse_session_destroy(session)
