@@ -39,11 +39,9 @@ final class InodeTable: Sendable {
 
     func node(_ id: fuse_ino_t) -> BackingNode? {
         state.withLock { s in
-            guard var entry = s.byID[id] else { return nil }
             s.clock += 1
-            entry.lastUse = s.clock
-            s.byID[id] = entry
-            return entry.node
+            s.byID[id]?.lastUse = s.clock
+            return s.byID[id]?.node
         }
     }
 
