@@ -122,20 +122,14 @@ struct Deadline: Sendable {
     private let nanoseconds: UInt64
 
     init(secondsFromNow seconds: Int) {
-        nanoseconds = Self.now() + UInt64(seconds) * 1_000_000_000
+        nanoseconds = MonotonicClock.nanoseconds() + UInt64(seconds) * 1_000_000_000
     }
 
     /// Whole milliseconds left, rounded up so that a wait never ends early; 0 once passed.
     var millisecondsLeft: Int {
-        let now = Self.now()
+        let now = MonotonicClock.nanoseconds()
         guard nanoseconds > now else { return 0 }
         return Int((nanoseconds - now + 999_999) / 1_000_000)
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }
 

@@ -73,7 +73,7 @@ public final class LockController: Sendable {
     /// Seconds left in the grace period while `locking`.
     public var graceSecondsLeft: Int? {
         guard case .locking(let deadline) = phase.withLock({ $0 }) else { return nil }
-        let now = Self.now()
+        let now = MonotonicClock.nanoseconds()
         return deadline > now ? Int((deadline - now + 999_999_999) / 1_000_000_000) : 0
     }
 
@@ -101,7 +101,7 @@ public final class LockController: Sendable {
     }
 
     /// Every request that reaches the daemon counts as activity for auto-lock.
-    public func noteActivity() { lastActivity.store(Self.now(), ordering: .relaxed) }
+    public func noteActivity() { lastActivity.store(MonotonicClock.nanoseconds(), ordering: .relaxed) }
 
     // MARK: transitions
 
@@ -123,7 +123,7 @@ public final class LockController: Sendable {
         let started: Bool = transitions.withLock { _ in
             switch phase.withLock({ $0 }) {
             case .unlocked:
-                let deadline = Self.now() + UInt64(request == .now ? 0 : grace) * 1_000_000_000
+                let deadline = MonotonicClock.nanoseconds() + UInt64(request == .now ? 0 : grace) * 1_000_000_000
                 gate.withExclusive { phase.withLock { $0 = .locking(deadline: deadline) } }
                 return true
             default:
@@ -155,7 +155,7 @@ public final class LockController: Sendable {
             let proceed: Bool = gate.withExclusive {
                 phase.withLock { p in
                     guard case .locking(let deadline) = p else { return false }
-                    if ifDeadlinePassed && deadline > Self.now() { return false }
+                    if ifDeadlinePassed && deadline > MonotonicClock.nanoseconds() { return false }
                     p = .sealing
                     return true
                 }
@@ -199,7 +199,7 @@ public final class LockController: Sendable {
 
     private func scheduleAutolockCheck(after seconds: Int) {
         queue.asyncAfter(deadline: .now() + .seconds(max(seconds, 1))) { [self] in
-            let idle = (Self.now() - lastActivity.load(ordering: .relaxed)) / 1_000_000_000
+            let idle = (MonotonicClock.nanoseconds() - lastActivity.load(ordering: .relaxed)) / 1_000_000_000
             if idle >= UInt64(autolock) && state == .unlocked {
                 queue.async { [self] in lock(.normal) }
                 scheduleAutolockCheck(after: autolock)
@@ -240,11 +240,5 @@ public final class LockController: Sendable {
 
     private func wakeWaiters() {
         for semaphore in waiters.withLock({ w in defer { w.removeAll() }; return w }) { semaphore.signal() }
-    }
-
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }

@@ -1,6 +1,7 @@
 import CFuse
 import Dispatch
 import Glibc
+import ProtfsSystem
 import Synchronization
 
 /// Keeps the daemon's descriptors from running out. Every inode the kernel knows holds an
@@ -47,11 +48,11 @@ public final class InodePruner: Sendable {
     /// one round at a time (a listing adds hundreds of nodes a second, so rounds follow each
     /// other as long as the table stays crowded).
     func crowded(_ adapter: FuseAdapter) {
-        guard !unsupported.load(ordering: .relaxed), Self.now() >= notBefore.load(ordering: .relaxed),
+        guard !unsupported.load(ordering: .relaxed), MonotonicClock.nanoseconds() >= notBefore.load(ordering: .relaxed),
               scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         queue.async { [self] in
-            if prune(adapter) == 0 { notBefore.store(Self.now() + Self.idleBackoff, ordering: .relaxed) }
+            if prune(adapter) == 0 { notBefore.store(MonotonicClock.nanoseconds() + Self.idleBackoff, ordering: .relaxed) }
             scheduled.store(false, ordering: .releasing)
         }
     }
@@ -95,11 +96,5 @@ public final class InodePruner: Sendable {
         let written = message.withUnsafeBytes { write(device, $0.baseAddress, $0.count) }
         // ENOENT: some ids were already forgotten, which is fine.
         return written == length || errno == ENOENT
-    }
-
-    private static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

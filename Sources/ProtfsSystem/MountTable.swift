@@ -6,10 +6,7 @@ public enum MountTable {
 
     /// The mount points of the protfs mounts, octal escapes decoded.
     public static func protfsMountPoints() -> [String] {
-        guard let fd = try? FileDescriptor.open(path: "/proc/mounts", .readOnly),
-              let bytes = try? fd.readAll() else { return [] }
-        fd.close()
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+        lines(of: "/proc/mounts").compactMap { line in
             let fields = line.split(separator: " ")
             guard fields.count >= 3, fields[2] == protfsType else { return nil }
             return unescape(String(fields[1]))
@@ -19,13 +16,18 @@ public enum MountTable {
     /// The `major:minor` device of the newest mount at `mountpoint` (from
     /// `/proc/self/mountinfo`, so nothing asks the mounted filesystem itself).
     public static func device(of mountpoint: String) -> String? {
-        guard let fd = try? FileDescriptor.open(path: "/proc/self/mountinfo", .readOnly),
-              let bytes = try? fd.readAll() else { return nil }
-        fd.close()
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").last { line in
+        lines(of: "/proc/self/mountinfo").last { line in
             let fields = line.split(separator: " ")
             return fields.count >= 5 && unescape(String(fields[4])) == mountpoint
         }.map { String($0.split(separator: " ")[2]) }
+    }
+
+    /// The lines of a kernel table (none when it cannot be read).
+    private static func lines(of path: String) -> [Substring] {
+        guard let fd = try? FileDescriptor.open(path: path, .readOnly) else { return [] }
+        defer { fd.close() }
+        guard let bytes = try? fd.readAll() else { return [] }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
     }
 
     /// The kernel writes space, tab, newline and backslash in a mount point as `\ooo`.
