@@ -28,17 +28,22 @@ extension FuseAdapter {
         }
     }
 
-    /// Entries with their attributes: `ls -l` then needs no lookup per entry. Each entry
-    /// the kernel takes counts as a lookup; `.` and `..` go without (node id 0).
-    func readdirplus(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+    /// Entries with their attributes where the listing advisor expects them to be used
+    /// (`ls -l` then needs no lookup per entry), else names and types only, as `readdir`
+    /// gives them (node id 0: the kernel takes nothing but the name). Each entry the kernel
+    /// takes with a node id counts as a lookup.
+    func readdirplus(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t,
+                     _ fi: UnsafeMutablePointer<fuse_file_info>) {
         guard let listing = Self.listing(fi) else {
             fuse_reply_err(req, EBADF)
             return
         }
+        let everyEntry = listingAdvisor.beginReply(listing: id)
         fillDirectory(req, size, offset, fi) { buffer, room, name, item, next in
             var entry = fuse_entry_param()
             var remembered: fuse_ino_t = 0
-            if item.backingName != nil, let node = try? fileSystem.node(of: item, in: listing.directory),
+            if item.backingName != nil, everyEntry || ListingAdvisor.entryCarriesAttributes(type: item.type),
+               let node = try? fileSystem.node(of: item, in: listing.directory),
                let attributes = try? fileSystem.attributes(of: node) {
                 remembered = inodes.remember(node)
                 entry.ino = remembered

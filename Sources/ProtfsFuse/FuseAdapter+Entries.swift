@@ -16,6 +16,7 @@ extension FuseAdapter {
                 fuse_reply_entry(req, &negative)
                 return
             }
+            listingAdvisor.lookedUp(directory: child.isDirectory, in: parent)
             try replyEntry(req, child)
         }
     }

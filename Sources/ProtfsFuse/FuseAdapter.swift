@@ -21,6 +21,8 @@ public final class FuseAdapter: Sendable {
 
     /// Asks the kernel to forget little-used nodes when their descriptors run short.
     let pruner: InodePruner
+    /// Which entries of a listing carry their attributes.
+    let listingAdvisor = ListingAdvisor()
 
     public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30,
                 nodeCapacity: Int = InodePruner.capacityFromDescriptorLimit()) {

@@ -50,7 +50,7 @@ enum LowLevelOperations {
         }
         ops.opendir = { req, ino, fi in FuseAdapter.from(req!).opendir(req!, ino, fi!) }
         ops.readdir = { req, _, size, offset, fi in FuseAdapter.from(req!).readdir(req!, size, offset, fi!) }
-        ops.readdirplus = { req, _, size, offset, fi in FuseAdapter.from(req!).readdirplus(req!, size, offset, fi!) }
+        ops.readdirplus = { req, id, size, offset, fi in FuseAdapter.from(req!).readdirplus(req!, id, size, offset, fi!) }
         ops.releasedir = { req, _, fi in FuseAdapter.from(req!).releasedir(req!, fi!) }
         ops.fsyncdir = { req, ino, _, _ in FuseAdapter.from(req!).fsyncdir(req!, ino) }
         ops.statfs = { req, _ in FuseAdapter.from(req!, countsAsActivity: false).statfs(req!) }

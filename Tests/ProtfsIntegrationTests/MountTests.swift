@@ -41,6 +41,54 @@ struct MountTests {
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
+    @Test("find takes names only (no node per file); ls -l, d_ino and du after a bare listing are right")
+    func listingsWithAndWithoutAttributes() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        let make = CommandRunner.shell("""
+            set -e
+            cd '\(vault.mountpoint)'
+            mkdir top
+            for d in 1 2 3 4 5; do mkdir "top/sub$d"; for f in 1 2 3; do echo "$d$f" > "top/sub$d/f$f"; done; done
+            for i in $(seq 200); do head -c "$i" /dev/zero > "top/file$i"; done
+            ln -s file7 top/link
+            """, timeout: 120)
+        #expect(make.succeeded, "\(make.stderr)")
+        // A fresh mount: the kernel has cached nothing, every entry comes from a listing.
+        try vault.unmount()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let pid = try #require(vault.daemon?.processIdentifier)
+        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0 }
+        let before = descriptors()
+        let found = CommandRunner.shell("cd '\(vault.mountpoint)' && find top | sort")
+        #expect(found.stdout.split(separator: "\n").count == 1 + 5 + 15 + 200 + 1, "\(found.stdout)\(found.stderr)")
+        // One descriptor per node: the 5 subdirectories and `top`, not the 216 other entries.
+        #expect(descriptors() - before < 50, "find made \(descriptors() - before) nodes")
+        let checked = CommandRunner.shell("""
+            set -e
+            cd '\(vault.mountpoint)/top'
+            python3 - <<'PY'
+            import os
+            entries = list(os.scandir("."))
+            assert len(entries) == 206, len(entries)
+            for entry in entries:
+                status = os.lstat(entry.name)
+                assert entry.inode() == status.st_ino, (entry.name, entry.inode(), status.st_ino)
+                assert entry.is_dir(follow_symlinks=False) == (entry.name.startswith("sub")), entry.name
+                assert entry.is_symlink() == (entry.name == "link"), entry.name
+                if entry.name.startswith("file"):
+                    assert status.st_size == int(entry.name[4:]), (entry.name, status.st_size)
+            PY
+            [ "$(ls -l sub3 | grep -c '^-')" = 3 ]
+            [ "$(ls -l | awk '$NF == "file150" { print $5 }')" = 150 ]
+            [ "$(cat sub4/f2)" = 42 ]
+            [ "$(readlink link)" = file7 ]
+            du -s . > /dev/null
+            """)
+        #expect(checked.succeeded, "\(checked.stdout)\(checked.stderr)")
+    }
+
     @Test("tar and rsync -aHX round trips keep contents, links and xattrs")
     func tarAndRsync() throws {
         let vault = try TestVault()
