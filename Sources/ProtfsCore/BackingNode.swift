@@ -54,6 +54,18 @@ public final class BackingNode: Sendable {
         set { directoryCache.withLock { $0 = newValue } }
     }
 
+    /// Caches metadata read from disk unless some is cached already, and returns what is
+    /// cached. A read that started before a re-class must not undo it: the re-class caches
+    /// the old metadata before it replaces the file and the new right after, so only a read
+    /// that finishes before any of that lands.
+    func cacheReadDirectoryMetadata(_ metadata: DirectoryMetadata) -> DirectoryMetadata {
+        directoryCache.withLock { cached in
+            if let cached { return cached }
+            cached = metadata
+            return metadata
+        }
+    }
+
     var cachedHeader: FileHeader? {
         get { headerCache.withLock { $0 } }
         set { headerCache.withLock { $0 = newValue } }

@@ -34,7 +34,7 @@ public final class ListingAdvisor: Sendable {
     private let window: UInt64
     private let clock: @Sendable () -> UInt64
 
-    public init(windowNanoseconds: UInt64 = 1_000_000_000,
+    public init(windowNanoseconds: UInt64 = 250_000_000,
                 clock: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) {
         window = windowNanoseconds
         self.clock = clock

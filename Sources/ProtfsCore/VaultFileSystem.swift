@@ -19,6 +19,9 @@ public final class VaultFileSystem: Sendable {
     /// The root's shown mode and owner, read once (only `setattr` on the root changes them).
     let rootAttributes = Mutex<RootAttributes?>(nil)
 
+    /// Reads subdirectories' metadata ahead of the walkers that list them.
+    let prefetcher = DirectoryPrefetcher()
+
     /// Where damage goes (the daemon's log, which says each thing once).
     let reportDamage: @Sendable (String) -> Void
 
@@ -44,8 +47,22 @@ public final class VaultFileSystem: Sendable {
             try DirectoryMetadata.read(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
         }
         try checkHint(of: node, objectID: metadata.directoryID, truth: metadata.protectionClass)
-        node.cachedDirectoryMetadata = metadata
-        return metadata
+        return node.cacheReadDirectoryMetadata(metadata)
+    }
+
+    /// Reads a directory's metadata in the background (the kernel just learned of it from a
+    /// listing, and walkers open what they list). Anything amiss (damage, a missing or
+    /// disagreeing class hint, the directory gone) is left for the access that follows to
+    /// find, repair and report: nothing is written or logged from here.
+    public func prefetchDirectoryMetadata(of node: BackingNode) {
+        guard node.isDirectory, node.cachedDirectoryMetadata == nil else { return }
+        prefetcher.prefetch(node) { [self] node in
+            guard node.cachedDirectoryMetadata == nil,
+                  let metadata = try? DirectoryMetadata.read(in: node.descriptor, vaultID: keyring.vaultID, keys: keys),
+                  let hint = try? ClassHint.read(from: node.descriptor, objectID: metadata.directoryID, keys: keys),
+                  hint == metadata.protectionClass else { return }
+            _ = node.cacheReadDirectoryMetadata(metadata)
+        }
     }
 
     /// A regular file's header (MAC checked, no key needed), cached on the node.

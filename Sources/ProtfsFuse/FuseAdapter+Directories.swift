@@ -45,7 +45,10 @@ extension FuseAdapter {
             if item.backingName != nil, everyEntry || ListingAdvisor.entryCarriesAttributes(type: item.type),
                let node = try? fileSystem.node(of: item, in: listing.directory),
                let attributes = try? fileSystem.attributes(of: node) {
-                remembered = inodes.remember(node)
+                let kept = inodes.rememberKept(node)
+                remembered = kept.id
+                // A walker opens the subdirectories it is shown: read their metadata now.
+                fileSystem.prefetchDirectoryMetadata(of: kept.node)
                 entry.ino = remembered
                 entry.attr = attributes
                 entry.attr_timeout = cacheTimeout

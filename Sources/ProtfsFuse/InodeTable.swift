@@ -47,22 +47,26 @@ final class InodeTable: Sendable {
 
     /// Counts one lookup of `node`, returning its node id (an existing one for a known
     /// backing object: the new descriptor is then simply dropped).
-    func remember(_ node: BackingNode) -> fuse_ino_t {
-        let (id, count) = state.withLock { s in
+    func remember(_ node: BackingNode) -> fuse_ino_t { rememberKept(node).id }
+
+    /// `remember`, also returning the node the table keeps for that id (`node` itself, or
+    /// the one it already had for the same backing object).
+    func rememberKept(_ node: BackingNode) -> (id: fuse_ino_t, node: BackingNode) {
+        let (id, kept, count) = state.withLock { s in
             s.clock += 1
             if let id = s.byIdentity[node.identity] {
                 s.byID[id]!.lookups += 1
                 s.byID[id]!.lastUse = s.clock
-                return (id, 0)
+                return (id, s.byID[id]!.node, 0)
             }
             let id = s.nextID
             s.nextID += 1
             s.byID[id] = Entry(node: node, lookups: 1, lastUse: s.clock)
             s.byIdentity[node.identity] = id
-            return (id, s.byID.count)
+            return (id, node, s.byID.count)
         }
         if count > capacity, let handler = crowdingHandler.withLock({ $0 }) { handler() }
-        return id
+        return (id, kept)
     }
 
     func whenCrowded(_ handler: @escaping @Sendable () -> Void) {
