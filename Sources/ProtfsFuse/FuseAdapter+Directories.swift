@@ -4,23 +4,24 @@ import ProtfsCore
 import ProtfsSystem
 
 extension FuseAdapter {
+    /// A directory needs no handle: each listing request reads from the position it names.
+    /// A kernel that can skip OPENDIR (and RELEASEDIR) learns it from an `ENOSYS` here, which
+    /// saves two round trips per directory a walker opens; an older one gets no handle.
     func opendir(_ req: fuse_req_t, _ id: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
+        if opendirOptional.load(ordering: .acquiring) {
+            fuse_reply_err(req, ENOSYS)
+            return
+        }
         respond(req) { () throws(Errno) in
-            let listing = try fileSystem.openListing(of: node(id))
-            fi.pointee.fh = UInt64(UInt(bitPattern: Unmanaged.passRetained(listing).toOpaque()))
-            if fuse_reply_open(req, fi) != 0 { dropListing(fi) }
+            guard try node(id).isDirectory else { throw .notDirectory }
+            fi.pointee.fh = 0
+            fuse_reply_open(req, fi)
         }
     }
 
-    func dropListing(_ fi: UnsafeMutablePointer<fuse_file_info>) {
-        guard let listing = Self.listing(fi) else { return }
-        Unmanaged.passUnretained(listing).release()
-        fi.pointee.fh = 0
-    }
-
     /// Entries from offset `offset` on, names and types only.
-    func readdir(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
-        fillDirectory(req, size, offset, fi) { buffer, room, name, item, next in
+    func readdir(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t) {
+        fillDirectory(req, id, size, offset) { _, buffer, room, name, item, next in
             var st = stat()
             st.st_ino = ino_t(item.inode)
             st.st_mode = mode_t(item.type) << 12
@@ -32,14 +33,9 @@ extension FuseAdapter {
     /// (`ls -l` then needs no lookup per entry), else names and types only, as `readdir`
     /// gives them (node id 0: the kernel takes nothing but the name). Each entry the kernel
     /// takes with a node id counts as a lookup.
-    func readdirplus(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t,
-                     _ fi: UnsafeMutablePointer<fuse_file_info>) {
-        guard let listing = Self.listing(fi) else {
-            fuse_reply_err(req, EBADF)
-            return
-        }
+    func readdirplus(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t) {
         let everyEntry = listingAdvisor.beginReply(listing: id)
-        fillDirectory(req, size, offset, fi) { buffer, room, name, item, next in
+        fillDirectory(req, id, size, offset) { listing, buffer, room, name, item, next in
             var entry = fuse_entry_param()
             var remembered: fuse_ino_t = 0
             if item.backingName != nil, everyEntry || ListingAdvisor.entryCarriesAttributes(type: item.type),
@@ -66,35 +62,29 @@ extension FuseAdapter {
 
     /// Fills one reply buffer from `offset` on with `add`, which returns the size the entry
     /// needs (it is added only if that fits in `room`). Undecodable entries are logged once.
-    private func fillDirectory(_ req: fuse_req_t, _ size: Int, _ offset: off_t, _ fi: UnsafeMutablePointer<fuse_file_info>,
-                               _ add: (UnsafeMutablePointer<CChar>, Int, UnsafePointer<CChar>,
+    private func fillDirectory(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t,
+                               _ add: (DirectoryReader, UnsafeMutablePointer<CChar>, Int, UnsafePointer<CChar>,
                                        VaultFileSystem.ListedEntry, off_t) -> Int) {
-        guard let listing = Self.listing(fi) else {
-            fuse_reply_err(req, EBADF)
-            return
-        }
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-        defer { buffer.deallocate() }
-        var used = 0
-        let directoryInode = listing.directory.identity.inode
-        listing.read(from: Int64(offset), undecodable: { name in
-            log.damage("undecodable entry \(name) in the backing directory of inode \(directoryInode)")
-        }) { item, next in
-            var cName = item.name
-            cName.append(0)
-            let needed = cName.withUnsafeBufferPointer { p in
-                p.withMemoryRebound(to: CChar.self) { add(buffer + used, size - used, $0.baseAddress!, item, off_t(next)) }
+        respond(req) { () throws(Errno) in
+            let listing = try fileSystem.openListing(of: node(id))
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
+            defer { buffer.deallocate() }
+            var used = 0
+            let directoryInode = listing.directory.identity.inode
+            listing.read(from: Int64(offset), undecodable: { name in
+                log.damage("undecodable entry \(name) in the backing directory of inode \(directoryInode)")
+            }) { item, next in
+                var cName = item.name
+                cName.append(0)
+                let needed = cName.withUnsafeBufferPointer { p in
+                    p.withMemoryRebound(to: CChar.self) { add(listing, buffer + used, size - used, $0.baseAddress!, item, off_t(next)) }
+                }
+                guard needed <= size - used else { return false }
+                used += needed
+                return true
             }
-            guard needed <= size - used else { return false }
-            used += needed
-            return true
+            fuse_reply_buf(req, buffer, used)
         }
-        fuse_reply_buf(req, buffer, used)
-    }
-
-    func releasedir(_ req: fuse_req_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
-        dropListing(fi)
-        fuse_reply_err(req, 0)
     }
 
     func fsyncdir(_ req: fuse_req_t, _ id: fuse_ino_t) {

@@ -23,6 +23,8 @@ public final class FuseAdapter: Sendable {
     let pruner: InodePruner
     /// Which entries of a listing carry their attributes.
     let listingAdvisor = ListingAdvisor()
+    /// Whether the kernel can do without OPENDIR (told so by an `ENOSYS` to the first).
+    let opendirOptional = Atomic<Bool>(false)
 
     public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30,
                 nodeCapacity: Int = InodePruner.capacityFromDescriptorLimit()) {
@@ -89,11 +91,6 @@ public final class FuseAdapter: Sendable {
     static func handle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> OpenFileHandle? {
         guard let fi, fi.pointee.fh != 0 else { return nil }
         return Unmanaged<OpenFileHandle>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
-    }
-
-    static func listing(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> DirectoryReader? {
-        guard let fi, fi.pointee.fh != 0 else { return nil }
-        return Unmanaged<DirectoryReader>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
     }
 
     /// Hands a handle to the kernel: it comes back in `fi.fh` until `release`.

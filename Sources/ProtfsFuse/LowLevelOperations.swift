@@ -11,10 +11,15 @@ enum LowLevelOperations {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { userdata, conn in
             guard let conn else { return }
+            // A listing needs no open handle (every request reads from the position it names),
+            // so a kernel that can skip OPENDIR and RELEASEDIR is told so by the first one.
+            if conn.pointee.capable & UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) != 0, let userdata {
+                Unmanaged<FuseAdapter>.fromOpaque(userdata).takeUnretainedValue().opendirOptional.store(true, ordering: .releasing)
+            }
             // Never the writeback cache (a write accepted into the page cache after the lock's
             // write-out would be lost) and no splice (plaintext would sit in pipe pages).
             let refused = UInt32(FUSE_CAP_WRITEBACK_CACHE | FUSE_CAP_SPLICE_READ | FUSE_CAP_SPLICE_WRITE
-                                 | FUSE_CAP_SPLICE_MOVE | FUSE_CAP_NO_OPEN_SUPPORT | FUSE_CAP_NO_OPENDIR_SUPPORT
+                                 | FUSE_CAP_SPLICE_MOVE | FUSE_CAP_NO_OPEN_SUPPORT
                                  | FUSE_CAP_ATOMIC_O_TRUNC | FUSE_CAP_POSIX_ACL | FUSE_CAP_HANDLE_KILLPRIV)
             conn.pointee.want &= ~refused
             // Always READDIRPLUS, never the kernel's guess: it sends plain READDIR after the
@@ -49,9 +54,8 @@ enum LowLevelOperations {
             FuseAdapter.from(req!).fallocate(req!, mode, offset, length, fi!)
         }
         ops.opendir = { req, ino, fi in FuseAdapter.from(req!).opendir(req!, ino, fi!) }
-        ops.readdir = { req, _, size, offset, fi in FuseAdapter.from(req!).readdir(req!, size, offset, fi!) }
-        ops.readdirplus = { req, id, size, offset, fi in FuseAdapter.from(req!).readdirplus(req!, id, size, offset, fi!) }
-        ops.releasedir = { req, _, fi in FuseAdapter.from(req!).releasedir(req!, fi!) }
+        ops.readdir = { req, id, size, offset, _ in FuseAdapter.from(req!).readdir(req!, id, size, offset) }
+        ops.readdirplus = { req, id, size, offset, _ in FuseAdapter.from(req!).readdirplus(req!, id, size, offset) }
         ops.fsyncdir = { req, ino, _, _ in FuseAdapter.from(req!).fsyncdir(req!, ino) }
         ops.statfs = { req, _ in FuseAdapter.from(req!, countsAsActivity: false).statfs(req!) }
         ops.setxattr = { req, ino, name, value, size, flags in
