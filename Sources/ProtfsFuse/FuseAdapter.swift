@@ -62,11 +62,13 @@ public final class FuseAdapter: Sendable {
         Array(UnsafeRawBufferPointer(start: cName, count: strlen(cName)))
     }
 
-    /// Runs a handler; an `Errno` it throws becomes the reply.
+    /// Runs a handler; an `Errno` it throws becomes the reply. Out of descriptors, the node
+    /// table is pruned too.
     func respond(_ req: fuse_req_t, _ body: () throws(Errno) -> Void) {
         do {
             try body()
         } catch {
+            if error == .tooManyOpenFiles { pruner.crowded(self) }
             fuse_reply_err(req, error.rawValue)
         }
     }

@@ -44,24 +44,30 @@ public final class InodePruner: Sendable {
         return max(limit - max(limit / 5, 512), 64)
     }
 
-    /// Called when the table has grown past its capacity: prunes on the pruner's own queue,
-    /// one round at a time (a listing adds hundreds of nodes a second, so rounds follow each
-    /// other as long as the table stays crowded).
+    /// Called when the table has grown past its capacity, and when a request ran out of
+    /// descriptors (the table may have filled while a round was backing off, and then no new
+    /// node comes to call this): prunes on the pruner's own queue, one round at a time (a
+    /// listing adds hundreds of nodes a second, so rounds follow each other as long as the
+    /// table stays crowded).
     func crowded(_ adapter: FuseAdapter) {
         guard !unsupported.load(ordering: .relaxed), MonotonicClock.nanoseconds() >= notBefore.load(ordering: .relaxed),
               scheduled.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         queue.async { [self] in
+            // Only a table crowded with nodes in use waits before the next round; one that the
+            // kernel's FORGETs have already thinned must not, or lookups run the descriptors out
+            // in the meantime.
             if prune(adapter) == 0 { notBefore.store(MonotonicClock.nanoseconds() + Self.idleBackoff, ordering: .relaxed) }
             scheduled.store(false, ordering: .releasing)
         }
     }
 
-    /// Sends the least recently used ids beyond `target`; returns how many.
-    private func prune(_ adapter: FuseAdapter) -> Int {
-        guard let session = adapter.session else { return 0 }
+    /// Sends the least recently used ids beyond `target`; returns how many, or nil when the
+    /// table is not beyond it (any more).
+    private func prune(_ adapter: FuseAdapter) -> Int? {
+        guard let session = adapter.session else { return nil }
         let excess = adapter.inodes.count - target
-        guard excess > 0 else { return 0 }
+        guard excess > 0 else { return nil }
         let ids = adapter.inodes.leastRecentlyUsed(excess) { $0.hasOpenHandles }
         var start = 0
         while start < ids.count {

@@ -33,6 +33,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let crossDevice = Errno(EXDEV)
     public static let loop = Errno(ELOOP)
     public static let fileTooLarge = Errno(EFBIG)
+    public static let tooManyOpenFiles = Errno(EMFILE)     // this process's descriptor limit
 }
 
 /// Runs a syscall that reports failure as -1 and errno, retrying on EINTR.
