@@ -1,9 +1,10 @@
 import Glibc
 import ProtfsSystem
 
-/// A directory opened for listing. Entries are read from the backing directory and their
-/// names decrypted as the kernel asks for them, resuming at the backing directory's own
-/// positions: a listing of 100,000 entries takes no more memory than one of ten.
+/// A directory opened for one listing request. Entries are read from the backing directory
+/// and their names decrypted as the kernel asks for them, resuming at the backing
+/// directory's own positions (which hold across opens): a listing of 100,000 entries takes
+/// no more memory than one of ten, and needs no handle between requests.
 public final class DirectoryReader: Sendable {
     public let directory: BackingNode
     private let stream: DirectoryStream
