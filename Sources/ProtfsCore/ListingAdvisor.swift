@@ -43,16 +43,22 @@ public final class ListingAdvisor: Sendable {
     /// Starts one reply of a listing of `directory`: whether every entry carries its
     /// attributes (else only those `entryCarriesAttributes` names).
     public func beginReply(listing directory: DirectoryID) -> Bool {
-        let now = clock()
-        return state.withLock { s in
+        state.withLock { s in
+            let now = clock()
             if now < s.everyEntryUntil { return true }
             if s.listedBare.count >= Self.rememberedListings {
-                s.listedBare = s.listedBare.filter { now - $0.value < window }
+                s.listedBare = s.listedBare.filter { isRecent($0.value, now: now) }
                 if s.listedBare.count >= Self.rememberedListings { s.listedBare.removeAll() }
             }
             s.listedBare[directory] = now
             return false
         }
+    }
+
+    /// Within the window before `now`. A time after `now` (read by another thread just after
+    /// this one read its clock) counts as recent, and an unsigned difference must not trap.
+    private func isRecent(_ time: UInt64, now: UInt64) -> Bool {
+        time >= now || now - time < window
     }
 
     /// Whether an entry of type `type` (a `d_type`) carries its attributes in a bare
@@ -64,9 +70,9 @@ public final class ListingAdvisor: Sendable {
     /// A lookup by name found an object in `directory`.
     public func lookedUp(directory: Bool, in parent: DirectoryID) {
         guard !directory else { return }
-        let now = clock()
         state.withLock { s in
-            guard let listed = s.listedBare[parent], now - listed < window else { return }
+            let now = clock()
+            guard let listed = s.listedBare[parent], isRecent(listed, now: now) else { return }
             s.everyEntryUntil = now + window
             s.listedBare.removeAll()
         }

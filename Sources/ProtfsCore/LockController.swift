@@ -199,7 +199,11 @@ public final class LockController: Sendable {
 
     private func scheduleAutolockCheck(after seconds: Int) {
         queue.asyncAfter(deadline: .now() + .seconds(max(seconds, 1))) { [self] in
-            let idle = (MonotonicClock.nanoseconds() - lastActivity.load(ordering: .relaxed)) / 1_000_000_000
+            // A request may stamp its activity between the two reads, later than `now`: that is
+            // no idleness at all (and an unsigned difference would trap the daemon).
+            let last = lastActivity.load(ordering: .relaxed)
+            let now = MonotonicClock.nanoseconds()
+            let idle = (now > last ? now - last : 0) / 1_000_000_000
             if idle >= UInt64(autolock) && state == .unlocked {
                 queue.async { [self] in lock(.normal) }
                 scheduleAutolockCheck(after: autolock)

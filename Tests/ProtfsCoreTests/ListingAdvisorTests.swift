@@ -10,6 +10,8 @@ import Testing
     final class ManualClock: Sendable {
         private let now = Atomic<UInt64>(1_000_000_000)
         func advance(milliseconds: UInt64) { now.add(milliseconds * 1_000_000, ordering: .relaxed) }
+        /// As a time read by one thread just before another stored a later one.
+        func rewind(milliseconds: UInt64) { now.subtract(milliseconds * 1_000_000, ordering: .relaxed) }
         var read: @Sendable () -> UInt64 { { [self] in now.load(ordering: .relaxed) } }
     }
 
@@ -63,5 +65,14 @@ import Testing
         }
         advisor.lookedUp(directory: false, in: UInt64(3 * ListingAdvisor.rememberedListings - 1))
         #expect(advisor.beginReply(listing: 1))
+    }
+
+    @Test("a time older than one already stored (another thread's) counts as recent, and never traps")
+    func olderTime() {
+        let advisor = advisor
+        #expect(!advisor.beginReply(listing: 7))
+        clock.rewind(milliseconds: 5)
+        advisor.lookedUp(directory: false, in: 7)
+        #expect(advisor.beginReply(listing: 8))
     }
 }
