@@ -1,4 +1,6 @@
-// 312, not 35: with older API levels Swift cannot see fuse_session_loop_mt with a config.
+// libfuse 3.12 API level (the lowest that declares everything protfs uses).
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 #include <sys/xattr.h>
+// The kernel's wire structures (fuse_in_header, fuse_read_in, opcodes), for the request loop.
+#include <linux/fuse.h>

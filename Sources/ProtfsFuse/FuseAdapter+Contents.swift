@@ -59,13 +59,10 @@ extension FuseAdapter {
 
     func write(_ req: fuse_req_t, _ data: UnsafePointer<CChar>, _ size: Int, _ offset: off_t,
                _ fi: UnsafeMutablePointer<fuse_file_info>) {
-        // The payload sits in libfuse's receive buffer, reused for later requests: wipe it
-        // once sealed (or refused).
-        let payload = UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: data), count: size)
-        defer { secureZero(payload) }
+        // The payload sits in the request buffer, which `RequestLoop` wipes once handled.
         respond(req) { () throws(Errno) in
             guard let handle = Self.handle(fi) else { throw .badFile }
-            try fileSystem.write(handle, UnsafeRawBufferPointer(payload), at: Int64(offset))
+            try fileSystem.write(handle, UnsafeRawBufferPointer(start: data, count: size), at: Int64(offset))
             fuse_reply_write(req, size)
         }
     }

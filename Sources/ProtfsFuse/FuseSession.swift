@@ -98,7 +98,7 @@ public final class FuseSession {
     public func unmount() { fuse_session_unmount(session) }
 
     /// Serves requests until unmounted or told to stop (SIGTERM, SIGINT, SIGHUP), then
-    /// unmounts. Returns libfuse's loop status.
+    /// unmounts. Returns 0, or the negative errno that ended the loop.
     public func serve(maxThreads: Int) -> Int32 {
         let address = UInt(bitPattern: session)
         let mountpoint = self.mountpoint
@@ -109,11 +109,7 @@ public final class FuseSession {
             var st = stat()
             _ = stat(mountpoint + "/.protfs-stop-\(UInt64.random(in: 0 ... .max))", &st)
         }
-        let config = fuse_loop_cfg_create()
-        fuse_loop_cfg_set_max_threads(config, UInt32(maxThreads))
-        fuse_loop_cfg_set_clone_fd(config, 0)
-        let status = fuse_session_loop_mt(session, config)
-        fuse_loop_cfg_destroy(config)
+        let status = RequestLoop(session: session, maxWorkers: maxThreads).run()
         fuse_session_unmount(session)
         return status
     }

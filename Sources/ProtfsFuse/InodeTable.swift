@@ -27,6 +27,7 @@ final class InodeTable: Sendable {
     /// Above this many ids, the crowding handler is called after each new one.
     let capacity: Int
     private let crowdingHandler = Mutex<(@Sendable () -> Void)?>(nil)
+    private let releaser = NodeReleaser()
 
     init(root: BackingNode, capacity: Int = .max) {
         self.capacity = capacity
@@ -83,7 +84,8 @@ final class InodeTable: Sendable {
     }
 
     func forget(_ id: fuse_ino_t, count: UInt64) {
-        // The node (and its descriptor) is released outside the table's lock.
+        // The node (and its descriptor) is released outside the table's lock, on the
+        // releaser's queue.
         let released: BackingNode? = state.withLock { s in
             guard id != Self.rootID, var entry = s.byID[id] else { return nil }
             entry.lookups -= min(count, entry.lookups)
@@ -95,7 +97,7 @@ final class InodeTable: Sendable {
             s.byIdentity[entry.node.identity] = nil
             return entry.node
         }
-        withExtendedLifetime(released) {}
+        if let released { releaser.release(released) }
     }
 
     var count: Int { state.withLock { $0.byID.count } }
