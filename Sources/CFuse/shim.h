@@ -1,4 +1,4 @@
-// libfuse 3.12 API level (the lowest that declares everything protfs uses).
+// libfuse API level 3.12, the level protfs is written and tested against.
 #define FUSE_USE_VERSION 312
 #include <fuse_lowlevel.h>
 #include <sys/xattr.h>
