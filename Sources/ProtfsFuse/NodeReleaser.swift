@@ -9,16 +9,21 @@ import Synchronization
 /// held up the request behind it; here it overlaps with the requests that follow.
 /// A forgotten node has no open handle, so nothing secret waits here, only a descriptor.
 final class NodeReleaser: Sendable {
+    /// Nodes waiting at most. Past this the caller lets go itself: a queue that fell behind
+    /// (removing 100,000 files) must not hold their descriptors and memory.
+    static let capacity = 1024
+
     private let pending = Mutex<[BackingNode]>([])
     private let queue = DispatchQueue(label: "protfs.node-release")
 
     func release(_ node: BackingNode) {
-        let first = pending.withLock { nodes in
+        let waiting: Int? = pending.withLock { nodes in
+            guard nodes.count < Self.capacity else { return nil }
             nodes.append(node)
-            return nodes.count == 1
+            return nodes.count
         }
         // One drain at a time is scheduled: it takes whatever arrived before it ran.
-        if first { queue.async { self.drain() } }
+        if waiting == 1 { queue.async { self.drain() } }
     }
 
     private func drain() {
