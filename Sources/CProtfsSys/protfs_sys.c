@@ -2,6 +2,7 @@
 #include "protfs_sys.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -45,6 +46,7 @@ int protfs_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC)
 
 int protfs_set_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int protfs_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
+int protfs_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
 static void close_between(unsigned first, unsigned last) {
     if (first > last) return;

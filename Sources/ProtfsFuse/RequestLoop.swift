@@ -45,7 +45,8 @@ final class RequestLoop: @unchecked Sendable {
     /// Wakes one of the other idle workers (a deputy is wanted).
     private let followerCall: UnsafeMutablePointer<pthread_cond_t>
     private var rota = ReaderRota(takeOverAfter: RequestLoop.takeOverAfter, lookInterval: RequestLoop.lookInterval)
-    private var sleeping = 0
+    /// Workers waiting for the reader's role (asleep, or awake to look in or to claim).
+    private var idle = 0
     private var workers = 0
     private var threads: [pthread_t] = []
     private var failure: Int32 = 0
@@ -100,8 +101,15 @@ final class RequestLoop: @unchecked Sendable {
     // MARK: - A worker
 
     private func work(_ worker: Int) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferBytes, alignment: Int(getpagesize()))
-        defer { buffer.deallocate() }
+        // Mapped, not malloc'ed: pages a request never reached stay unallocated, whatever
+        // malloc did with that memory before.
+        guard let memory = mmap(nil, Self.bufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              memory != MAP_FAILED else {
+            stop(status: -ENOMEM)
+            return
+        }
+        let buffer = UnsafeMutableRawBufferPointer(start: memory, count: Self.bufferBytes)
+        defer { munmap(memory, Self.bufferBytes) }
         while claimReader(worker) {
             switch receive(into: buffer, worker: worker) {
             case .request(let count):
@@ -117,21 +125,25 @@ final class RequestLoop: @unchecked Sendable {
     /// Waits until `worker` is the reader (true) or the loop stops (false).
     private func claimReader(_ worker: Int) -> Bool {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        idle += 1
+        defer {
+            idle -= 1
+            pthread_mutex_unlock(mutex)
+        }
         while true {
             switch rota.claim(worker, now: MonotonicClock.nanoseconds()) {
             case .leave:
                 return false
             case .read:
-                // Keep an idle worker in reserve to be the deputy, and wake one to take
-                // the deputy's place if the deputy just became the reader.
-                if sleeping == 0, workers < maxWorkers { spawnWorker() }
-                if rota.deputy == nil, sleeping > 0 { pthread_cond_signal(followerCall) }
+                // Keep one idle worker in reserve to be the deputy (a deputy awake to look
+                // in counts: spawning for it grew the pool to its limit, and every thread's
+                // malloc arena doubled the daemon's memory), and call one to take the
+                // deputy's place if the deputy just became the reader.
+                if idle == 1, workers < maxWorkers { spawnWorker() }
+                if rota.deputy == nil, idle > 1 { pthread_cond_signal(followerCall) }
                 return true
             case .sleep(let until):
-                sleeping += 1
                 wait(on: rota.deputy == worker ? deputyCall : followerCall, until: until)
-                sleeping -= 1
             }
         }
     }

@@ -16,16 +16,10 @@ struct FullDiskTests {
             return
         }
         defer { _ = CommandRunner.run("/bin/umount", ["-l", small]) }
-        let initialized = CommandRunner.run(TestVault.protfs, ["init", small + "/backing", "--device-key", vault.deviceKey,
-                                                               "--passcode-file", vault.passcodeFile, "--kdf", "interactive"])
-        guard initialized.succeeded else {
-            Issue.record("init on tmpfs failed: \(initialized.stderr)")
-            return
-        }
-        let mount = CommandRunner.run(TestVault.protfs, ["mount", small + "/backing", vault.mountpoint, "-o",
-                                                         "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"])
-        #expect(mount.succeeded, "\(mount.stderr)")
-        defer { _ = CommandRunner.run("fusermount3", ["-u", vault.mountpoint]) }
+        vault.backing = small + "/backing"
+        try vault.initialize()
+        try vault.mount()
+        defer { try? vault.unmount() }
         let script = """
             set -u
             cd '\(vault.mountpoint)'

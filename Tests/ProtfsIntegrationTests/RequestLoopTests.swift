@@ -59,16 +59,10 @@ struct RequestLoopTests {
             return
         }
         defer { _ = CommandRunner.run("/bin/umount", ["-l", fs]) }
-        let initialized = CommandRunner.run(TestVault.protfs, ["init", fs + "/backing", "--device-key", vault.deviceKey,
-                                                               "--passcode-file", vault.passcodeFile, "--kdf", "interactive"])
-        guard initialized.succeeded else {
-            Issue.record("init failed: \(initialized.stderr)")
-            return
-        }
-        let mount = CommandRunner.run(TestVault.protfs, ["mount", fs + "/backing", vault.mountpoint, "-o",
-                                                         "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"])
-        #expect(mount.succeeded, "\(mount.stderr)")
-        defer { _ = CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 15) }
+        vault.backing = fs + "/backing"
+        try vault.initialize()
+        try vault.mount()
+        defer { try? vault.unmount() }
         // Runs first: a backing store left frozen would hold up the daemon's exit.
         defer { _ = CommandRunner.run("fsfreeze", ["-u", fs]) }
         let result = CommandRunner.python(Self.heldWrite, [vault.mountpoint, fs], timeout: 90)

@@ -9,7 +9,9 @@ final class TestVault {
     let root: URL
     // Plain strings, computed without Foundation's URL path appending, which stats the
     // result (a request to the daemon each time, which would hold off auto-lock).
-    var backing: String { root.path + "/backing" }
+    /// The backing directory: in the temporary directory unless a test put it elsewhere (on
+    /// a filesystem of its own) before `initialize`.
+    var backing: String
     var mountpoint: String { root.path + "/mnt" }
     var deviceKey: String { root.path + "/keys/device.key" }
     var passcodeFile: String { root.path + "/passcode" }
@@ -28,9 +30,14 @@ final class TestVault {
 
     init(protectionClass: String? = nil, initialize: Bool = true) throws {
         root = URL(fileURLWithPath: NSTemporaryDirectory() + "protfs-test-\(UUID().uuidString.prefix(8))", isDirectory: true)
+        backing = root.path + "/backing"
         try FileManager.default.createDirectory(atPath: root.path + "/mnt", withIntermediateDirectories: true)
         try (Self.passcode + "\n").write(toFile: passcodeFile, atomically: true, encoding: .utf8)
-        guard initialize else { return }
+        if initialize { try self.initialize(protectionClass: protectionClass) }
+    }
+
+    /// `protfs init` of the backing directory, with this vault's device key and passcode.
+    func initialize(protectionClass: String? = nil) throws {
         var arguments = ["init", backing, "--device-key", deviceKey, "--passcode-file", passcodeFile, "--kdf", "interactive"]
         if let protectionClass { arguments += ["--class", protectionClass] }
         let result = CommandRunner.run(Self.protfs, arguments)

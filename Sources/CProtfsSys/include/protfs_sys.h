@@ -29,6 +29,8 @@ int protfs_accept_cloexec(int fd);
 /// Makes the process undumpable (no core, no ptrace by others, /proc/PID/mem root-only).
 int protfs_set_undumpable(void);
 int protfs_is_dumpable(void);
+/// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas, whatever the thread count.
+int protfs_limit_malloc_arenas(int count);
 /// Closes every descriptor from 3 up except the `count` in `keep` (sorted ascending).
 void protfs_close_descriptors_except(const int *keep, int count);
 int protfs_errno(void);
