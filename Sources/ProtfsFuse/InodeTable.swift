@@ -27,10 +27,11 @@ final class InodeTable: Sendable {
     /// Above this many ids, the crowding handler is called after each new one.
     let capacity: Int
     private let crowdingHandler = Mutex<(@Sendable () -> Void)?>(nil)
-    private let releaser = NodeReleaser()
+    private let releaser: NodeReleaser
 
     init(root: BackingNode, capacity: Int = .max) {
         self.capacity = capacity
+        releaser = NodeReleaser(besideTableOf: capacity)
         state.withLock { s in
             // The root is never forgotten.
             s.byID[Self.rootID] = Entry(node: root, lookups: .max / 2, lastUse: 0)

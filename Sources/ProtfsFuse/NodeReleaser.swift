@@ -9,20 +9,38 @@ import Synchronization
 /// held up the request behind it; here it overlaps with the requests that follow.
 /// A forgotten node has no open handle, so nothing secret waits here, only a descriptor.
 final class NodeReleaser: Sendable {
-    /// Nodes waiting at most. Past this the caller lets go itself: a queue that fell behind
-    /// (removing 100,000 files) must not hold their descriptors and memory.
-    static let capacity = 1024
+    /// Nodes waiting at most, whatever the descriptor budget.
+    static let maximumCapacity = 1024
 
+    /// Nodes waiting at most. Past this the caller lets go itself: a queue that fell behind
+    /// (removing 100,000 files from a cold disk) must not hold their descriptors and memory.
+    let capacity: Int
     private let pending = Mutex<[BackingNode]>([])
-    private let queue = DispatchQueue(label: "protfs.node-release")
+    private let queue: DispatchQueue
+
+    /// A releaser whose waiting nodes fit beside a node table of `tableCapacity`: their
+    /// descriptors come out of the same reserve as open files and listings, and with a
+    /// small descriptor limit 1,024 waiting nodes ran a cold `rm -r` into EMFILE.
+    convenience init(besideTableOf tableCapacity: Int) {
+        self.init(capacity: min(Self.maximumCapacity, max(tableCapacity / 8, 1)))
+    }
+
+    init(capacity: Int, queue: DispatchQueue = DispatchQueue(label: "protfs.node-release")) {
+        self.capacity = capacity
+        self.queue = queue
+    }
+
+    /// Nodes not yet let go.
+    var waiting: Int { pending.withLock { $0.count } }
 
     func release(_ node: BackingNode) {
         let waiting: Int? = pending.withLock { nodes in
-            guard nodes.count < Self.capacity else { return nil }
+            guard nodes.count < capacity else { return nil }
             nodes.append(node)
             return nodes.count
         }
-        // One drain at a time is scheduled: it takes whatever arrived before it ran.
+        // One drain at a time is scheduled: it takes whatever arrived before it ran. With
+        // the queue full, `node` is let go here, when this call returns.
         if waiting == 1 { queue.async { self.drain() } }
     }
 
