@@ -6,9 +6,13 @@ import ProtfsSystem
 /// key wrapped under one class and a MAC under the device-derived header key. The MAC needs
 /// no class key, so a file's class can be checked in every lock state. A re-class writes the
 /// other slot with a higher generation; a torn write leaves the old slot in force.
+/// Format 2 hides each slot's class under a device-derived stream key; format 1 (the first
+/// builds) stored it in the clear, and its files keep that format, a re-class included.
 public struct FileHeader: Sendable {
     public static let byteCount = 328
-    public static let formatVersion: UInt16 = 1
+    /// The version new files get.
+    public static let formatVersion: UInt16 = 2
+    static let readableVersions: ClosedRange<UInt16> = 1...formatVersion
     static let magic = Array("PFSF".utf8)
     static let prefixByteCount = 24
     static let slotByteCount = HeaderSlot.byteCount
@@ -35,6 +39,7 @@ public struct FileHeader: Sendable {
     }
 
     public let fileID: ObjectID
+    public let version: UInt16
     /// Both slots as stored (an invalid one is kept as is until overwritten).
     private var slotBytes: [[UInt8]]
     public private(set) var activeSlotIndex: Int
@@ -46,14 +51,17 @@ public struct FileHeader: Sendable {
     /// A header for a new file: a random file id and file key, wrapped for `protectionClass`
     /// in slot 0 at generation 1. For `completeUnlessOpen` only the class public key is
     /// needed, so this works while locked. `EACCES` when the needed key is not in `keyring`.
-    public static func create(protectionClass: ProtectionClass, keyring: ClassKeyring) throws(Errno) -> (FileHeader, SymmetricKey) {
+    /// (`version` 1 is for tests of what the first builds wrote.)
+    public static func create(protectionClass: ProtectionClass, keyring: ClassKeyring,
+                              version: UInt16 = formatVersion) throws(Errno) -> (FileHeader, SymmetricKey) {
         let fileID = ObjectID.random()
         let fileKey = SymmetricKey.random()
-        let prefix = Self.prefix(fileID: fileID)
+        let prefix = Self.prefix(fileID: fileID, version: version)
         let slot = HeaderSlot(generation: 1, protectionClass: protectionClass,
-                              wrappedKey: try WrappedFileKey(wrapping: fileKey, for: protectionClass, fileID: fileID, keyring: keyring))
-        let header = FileHeader(fileID: fileID,
-                                slotBytes: [slot.encoded(prefix: prefix, keyring: keyring), HeaderSlot.empty],
+                              wrappedKey: try WrappedFileKey(wrapping: fileKey, for: protectionClass, fileID: fileID,
+                                                             version: version, keyring: keyring))
+        let header = FileHeader(fileID: fileID, version: version,
+                                slotBytes: [slot.encoded(prefix: prefix, version: version, keyring: keyring), HeaderSlot.empty],
                                 activeSlotIndex: 0, activeSlot: slot)
         return (header, fileKey)
     }
@@ -85,18 +93,20 @@ public struct FileHeader: Sendable {
     /// Unwraps the per-file key: `EACCES` if the class key (for `completeUnlessOpen`, its
     /// private key) is not installed, `EIO` if authentication fails.
     public func unwrapFileKey(keyring: ClassKeyring) throws(Errno) -> SymmetricKey {
-        try activeSlot.wrappedKey.unwrap(for: protectionClass, fileID: fileID, keyring: keyring)
+        try activeSlot.wrappedKey.unwrap(for: protectionClass, fileID: fileID, version: version, keyring: keyring)
     }
 
     /// Re-classes the file: wraps `fileKey` for `newClass` into the other slot with the next
     /// generation, which becomes the active one, and empties the superseded slot (its wrap
-    /// under the old class must not outlive the re-class). Nothing is written: call
+    /// under the old class must not outlive the re-class). The header keeps its format
+    /// version: the prefix both slots authenticate cannot change in place. Nothing is written: call
     /// `commitRewrap(to:)`. `EACCES` when the new class's key is not in `keyring`.
     public mutating func rewrap(to newClass: ProtectionClass, fileKey: SymmetricKey, keyring: ClassKeyring) throws(Errno) {
         let slot = HeaderSlot(generation: generation + 1, protectionClass: newClass,
-                              wrappedKey: try WrappedFileKey(wrapping: fileKey, for: newClass, fileID: fileID, keyring: keyring))
+                              wrappedKey: try WrappedFileKey(wrapping: fileKey, for: newClass, fileID: fileID,
+                                                             version: version, keyring: keyring))
         let newIndex = 1 - activeSlotIndex
-        slotBytes[newIndex] = slot.encoded(prefix: Self.prefix(fileID: fileID), keyring: keyring)
+        slotBytes[newIndex] = slot.encoded(prefix: Self.prefix(fileID: fileID, version: version), version: version, keyring: keyring)
         slotBytes[activeSlotIndex] = HeaderSlot.empty
         activeSlotIndex = newIndex
         activeSlot = slot
@@ -114,13 +124,14 @@ public struct FileHeader: Sendable {
 
     /// The 328 bytes as stored.
     public func encoded() -> [UInt8] {
-        Self.prefix(fileID: fileID) + slotBytes[0] + slotBytes[1]
+        Self.prefix(fileID: fileID, version: version) + slotBytes[0] + slotBytes[1]
     }
 
     // MARK: private
 
-    private init(fileID: ObjectID, slotBytes: [[UInt8]], activeSlotIndex: Int, activeSlot: HeaderSlot) {
+    private init(fileID: ObjectID, version: UInt16, slotBytes: [[UInt8]], activeSlotIndex: Int, activeSlot: HeaderSlot) {
         self.fileID = fileID
+        self.version = version
         self.slotBytes = slotBytes
         self.activeSlotIndex = activeSlotIndex
         self.activeSlot = activeSlot
@@ -131,21 +142,21 @@ public struct FileHeader: Sendable {
         guard Array(bytes[0..<4]) == magic else { throw .malformed }
         let version = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
         guard version <= formatVersion else { throw .newerVersion(version) }
-        guard version == formatVersion, bytes[6] == 0, bytes[7] == 0 else { throw .malformed }
+        guard readableVersions.contains(version), bytes[6] == 0, bytes[7] == 0 else { throw .malformed }
         let prefix = Array(bytes[0..<prefixByteCount])
         let fileID = ObjectID(bytes: Array(bytes[8..<prefixByteCount]))!
         let stored = (0..<2).map { i in Array(bytes[prefixByteCount + i * slotByteCount ..< prefixByteCount + (i + 1) * slotByteCount]) }
-        let valid = stored.map { HeaderSlot(decoding: $0, prefix: prefix, keyring: keyring) }
+        let valid = stored.map { HeaderSlot(decoding: $0, prefix: prefix, version: version, keyring: keyring) }
         // The highest generation wins; equal generations cannot come from protfs, slot 0 then.
         guard let index = valid.indices.filter({ valid[$0] != nil }).max(by: { valid[$0]!.generation < valid[$1]!.generation }) else {
             throw .noValidSlot
         }
-        return FileHeader(fileID: fileID, slotBytes: stored, activeSlotIndex: index, activeSlot: valid[index]!)
+        return FileHeader(fileID: fileID, version: version, slotBytes: stored, activeSlotIndex: index, activeSlot: valid[index]!)
     }
 
-    private static func prefix(fileID: ObjectID) -> [UInt8] {
+    private static func prefix(fileID: ObjectID, version: UInt16) -> [UInt8] {
         var prefix = magic
-        withUnsafeBytes(of: formatVersion.littleEndian) { prefix.append(contentsOf: $0) }
+        withUnsafeBytes(of: version.littleEndian) { prefix.append(contentsOf: $0) }
         prefix += [0, 0]
         return prefix + fileID.bytes
     }
@@ -164,6 +175,11 @@ struct HeaderSlot: Sendable {
     static let authenticatedByteCount = 120
     static let macByteCount = 32
     static let empty = [UInt8](repeating: 0, count: byteCount)
+    /// Format 2 hides the class, the wrap kind, the reserved bytes and the ephemeral key
+    /// (whose presence would tell `completeUnlessOpen`): XChaCha20 under the `pfhdrcls` key
+    /// with the sealed key's own random nonce, MACed as stored.
+    static let hiddenRange = 8..<48
+    static let nonceRange = 48..<72
 
     let generation: UInt64
     let protectionClass: ProtectionClass
@@ -177,10 +193,11 @@ struct HeaderSlot: Sendable {
 
     /// The slot in `bytes` if it is valid: non-zero generation, a known class with its wrap
     /// kind, zero reserved bytes, and a MAC that checks. Nil otherwise.
-    init?(decoding bytes: [UInt8], prefix: [UInt8], keyring: ClassKeyring) {
-        let fields = Array(bytes[0..<Self.authenticatedByteCount])
+    init?(decoding bytes: [UInt8], prefix: [UInt8], version: UInt16, keyring: ClassKeyring) {
+        var fields = Array(bytes[0..<Self.authenticatedByteCount])
         let mac = Array(bytes[Self.authenticatedByteCount...])
         guard ConstantTime.equal(mac, Self.mac(fields: fields, prefix: prefix, keyring: keyring)) else { return nil }
+        Self.toggleHiddenFields(&fields, version: version, keyring: keyring)
         let generation = (0..<8).reduce(UInt64(0)) { $0 | UInt64(fields[$1]) << (8 * UInt64($1)) }
         guard generation != 0,
               let protectionClass = ProtectionClass(rawValue: fields[8]),
@@ -193,7 +210,7 @@ struct HeaderSlot: Sendable {
                   wrappedKey: WrappedFileKey(kind: kind, ephemeralPublicKey: ephemeralPublicKey, sealedKey: Array(fields[48..<120])))
     }
 
-    func encoded(prefix: [UInt8], keyring: ClassKeyring) -> [UInt8] {
+    func encoded(prefix: [UInt8], version: UInt16, keyring: ClassKeyring) -> [UInt8] {
         var fields: [UInt8] = []
         fields.reserveCapacity(Self.byteCount)
         withUnsafeBytes(of: generation.littleEndian) { fields.append(contentsOf: $0) }
@@ -202,7 +219,15 @@ struct HeaderSlot: Sendable {
         fields += [UInt8](repeating: 0, count: 6)
         fields += wrappedKey.ephemeralPublicKey
         fields += wrappedKey.sealedKey
+        Self.toggleHiddenFields(&fields, version: version, keyring: keyring)
         return fields + Self.mac(fields: fields, prefix: prefix, keyring: keyring)
+    }
+
+    /// Hides or reveals (the stream is its own inverse) the fields of `hiddenRange` in format 2.
+    private static func toggleHiddenFields(_ fields: inout [UInt8], version: UInt16, keyring: ClassKeyring) {
+        guard version >= 2 else { return }
+        let stream = XChaCha20.xor(Array(fields[hiddenRange]), nonce: Array(fields[nonceRange]), key: keyring.deviceKeys.headerClass)
+        fields.replaceSubrange(hiddenRange, with: stream)
     }
 
     /// `MAC(pfhdrmac, vault id || header[0..<24] || slot[0..<120])`.

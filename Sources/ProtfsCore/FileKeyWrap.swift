@@ -34,9 +34,9 @@ struct WrappedFileKey: Sendable {
 
     /// Wraps `fileKey` for `protectionClass`. Needs only the class public key for
     /// `completeUnlessOpen`, the class key otherwise; `EACCES` when it is not in `keyring`.
-    init(wrapping fileKey: SymmetricKey, for protectionClass: ProtectionClass, fileID: ObjectID,
+    init(wrapping fileKey: SymmetricKey, for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16,
          keyring: ClassKeyring) throws(Errno) {
-        let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, vaultID: keyring.vaultID)
+        let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, version: version, vaultID: keyring.vaultID)
         switch FileKeyWrapKind(for: protectionClass) {
         case .classKey:
             guard let classKey = keyring.key(for: protectionClass) else { throw .permissionDenied }
@@ -61,9 +61,9 @@ struct WrappedFileKey: Sendable {
 
     /// Unwraps the per-file key: `EACCES` when the class key (for `completeUnlessOpen`, its
     /// private key) is not installed, `EIO` when authentication fails.
-    func unwrap(for protectionClass: ProtectionClass, fileID: ObjectID, keyring: ClassKeyring) throws(Errno) -> SymmetricKey {
+    func unwrap(for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16, keyring: ClassKeyring) throws(Errno) -> SymmetricKey {
         guard let classKey = keyring.key(for: protectionClass) else { throw .permissionDenied }
-        let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, vaultID: keyring.vaultID)
+        let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, version: version, vaultID: keyring.vaultID)
         let unwrapKey: SymmetricKey
         switch kind {
         case .classKey:
@@ -77,10 +77,11 @@ struct WrappedFileKey: Sendable {
         do { return try XChaCha20Poly1305.unwrap(sealedKey, authenticating: ad, with: unwrapKey) } catch { throw .io }
     }
 
-    /// `"PFSF" || version || vault id || file id || class id`.
-    private static func associatedData(protectionClass: ProtectionClass, fileID: ObjectID, vaultID: ObjectID) -> [UInt8] {
+    /// `"PFSF" || version || vault id || file id || class id`, with the header's version.
+    private static func associatedData(protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16,
+                                       vaultID: ObjectID) -> [UInt8] {
         var ad = FileHeader.magic
-        withUnsafeBytes(of: FileHeader.formatVersion.littleEndian) { ad.append(contentsOf: $0) }
+        withUnsafeBytes(of: version.littleEndian) { ad.append(contentsOf: $0) }
         ad += vaultID.bytes
         ad += fileID.bytes
         ad.append(protectionClass.rawValue)

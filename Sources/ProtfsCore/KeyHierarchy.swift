@@ -9,10 +9,12 @@ enum KDFContexts {
     static let deviceWrap = KDFContext("pfdevwrp")
     static let passcodeTangle = KDFContext("pftangle")
     static let headerMAC = KDFContext("pfhdrmac")
+    static let headerClass = KDFContext("pfhdrcls")
     // Subkeys of the filesystem key (the analog of the volume key).
     static let nameMAC = KDFContext("pfnammac")
     static let nameEncryption = KDFContext("pfnamenc")
     static let directoryMetadata = KDFContext("pfdirmet")
+    static let directoryClass = KDFContext("pfdircls")
     static let xattrValue = KDFContext("pfxatval")
     static let xattrNameMAC = KDFContext("pfxanmac")
     static let xattrNameEncryption = KDFContext("pfxanenc")
@@ -32,6 +34,8 @@ public final class DeviceKeys: Sendable {
     public let passcodeTangle: SymmetricKey
     /// MAC key of per-file headers, so a file's class can be checked in every state.
     public let headerMAC: SymmetricKey
+    /// Stream key that hides a header slot's class and wrap fields (format 2).
+    public let headerClass: SymmetricKey
 
     public init(deviceKey: SymmetricKey) {
         keyCheck = deviceKey.deriveSubkey(context: KDFContexts.deviceKeyCheck)
@@ -39,6 +43,7 @@ public final class DeviceKeys: Sendable {
         wrap = deviceKey.deriveSubkey(context: KDFContexts.deviceWrap)
         passcodeTangle = deviceKey.deriveSubkey(context: KDFContexts.passcodeTangle)
         headerMAC = deviceKey.deriveSubkey(context: KDFContexts.headerMAC)
+        headerClass = deviceKey.deriveSubkey(context: KDFContexts.headerClass)
     }
 }
 
@@ -47,6 +52,8 @@ public final class FilesystemKeys: Sendable {
     public let nameMAC: SymmetricKey
     public let nameEncryption: SymmetricKey
     public let directoryMetadata: SymmetricKey
+    /// Stream key that hides a directory record's class (format 2).
+    public let directoryClass: SymmetricKey
     public let xattrValue: SymmetricKey
     public let xattrNameMAC: SymmetricKey
     public let xattrNameEncryption: SymmetricKey
@@ -57,6 +64,7 @@ public final class FilesystemKeys: Sendable {
         nameMAC = filesystemKey.deriveSubkey(context: KDFContexts.nameMAC)
         nameEncryption = filesystemKey.deriveSubkey(context: KDFContexts.nameEncryption)
         directoryMetadata = filesystemKey.deriveSubkey(context: KDFContexts.directoryMetadata)
+        directoryClass = filesystemKey.deriveSubkey(context: KDFContexts.directoryClass)
         xattrValue = filesystemKey.deriveSubkey(context: KDFContexts.xattrValue)
         xattrNameMAC = filesystemKey.deriveSubkey(context: KDFContexts.xattrNameMAC)
         xattrNameEncryption = filesystemKey.deriveSubkey(context: KDFContexts.xattrNameEncryption)

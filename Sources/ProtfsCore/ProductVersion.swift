@@ -1,5 +1,6 @@
 /// The release `protfs version` reports. The on-disk format has its own version numbers
-/// (`Keybag.currentVersion` and the file header's), which change only with the format.
+/// (`Keybag.currentVersion`, and `FileHeader.formatVersion` for file headers and directory
+/// records), which change only with the format.
 public enum ProductVersion {
-    public static let release = "0.1.0"
+    public static let release = "0.2.0"
 }

@@ -15,6 +15,12 @@ public struct VaultCheckReport: Sendable {
     /// by interrupted atomic writes, and class hints that were missing (SPEC section 4).
     public internal(set) var temporaryFilesRemoved = 0
     public internal(set) var classHintsAdded = 0
+    /// Objects in on-disk format 1, whose class an observer of the backing directory can read
+    /// (docs/FORMAT.md). Not damage: `--repair` rewrites directory records in format 2; a file
+    /// keeps format 1 until it is re-created (copied) through the mount.
+    public internal(set) var formatOneFiles = 0
+    public internal(set) var formatOneDirectories = 0
+    public internal(set) var directoryRecordsUpgraded = 0
 
     public var objectsChecked: Int { files + directories + symlinks + otherNodes }
     public var damaged: [VaultFinding] { findings.filter(\.problem.isDamage) }
@@ -38,6 +44,17 @@ public struct VaultCheckReport: Sendable {
             let names = classesWithoutKeys.map(\.name).joined(separator: ", ")
             parts.append("not checked without the passcode: contents of \(classesWithoutKeys.count == 1 ? "class" : "classes") \(names)"
                          + " (\(Self.count(filesNotChecked, "file", "files")))")
+        }
+        if formatOneFiles + formatOneDirectories > 0 {
+            let objects = [Self.count(formatOneFiles, "file", "files"), Self.count(formatOneDirectories, "directory", "directories")]
+            var remedies: [String] = []
+            if formatOneDirectories > 0 { remedies.append("--repair rewrites directories") }
+            if formatOneFiles > 0 { remedies.append("copying a file through the mount re-creates it") }
+            parts.append("in format 1, their class readable in the backing directory: \(objects.joined(separator: ", "))"
+                         + " (\(remedies.joined(separator: "; ")))")
+        }
+        if directoryRecordsUpgraded > 0 {
+            parts.append("\(Self.count(directoryRecordsUpgraded, "directory record", "directory records")) rewritten in format 2")
         }
         if couldNotCheckEverything { parts.append("some objects could not be checked (see the unchecked lines)") }
         return parts.joined(separator: "; ")

@@ -34,6 +34,7 @@ extension VaultChecker {
         let bytes = try FileHeader.readBytes(from: file)
         if let defect = FileHeader.diagnose(bytes, keyring: keyring) { return .header(defect) }
         let header = try FileHeader.decode(bytes, keyring: keyring)
+        if header.version == 1 { report.formatOneFiles += 1 }
         checkClassHint(of: file, objectID: header.fileID, actual: header.protectionClass, location: location)
         checkAttributes(of: file, objectID: header.fileID, location: location)
         let backingSize = Int64(status.st_size)
@@ -84,6 +85,19 @@ extension VaultChecker {
             }
             return damaged
         }
+    }
+
+    /// What a directory carries besides its entries: its record's format, its class hint and
+    /// its xattrs. A record in format 1 shows its class: under `--repair` it is rewritten in
+    /// format 2 (same id and class, atomically), otherwise counted for the summary.
+    func checkRecordAndAttributes(of directory: FileDescriptor, metadata: DirectoryMetadata, location: Location) {
+        if metadata.isFormatOne {
+            let upgraded = repair
+                && (try? metadata.withClass(metadata.protectionClass).replace(in: directory, vaultID: vault.vaultID, keys: keys)) != nil
+            if upgraded { report.directoryRecordsUpgraded += 1 } else { report.formatOneDirectories += 1 }
+        }
+        checkClassHint(of: directory, objectID: metadata.directoryID, actual: metadata.protectionClass, location: location)
+        checkAttributes(of: directory, objectID: metadata.directoryID, location: location)
     }
 
     /// The hint must authenticate for this object and agree with its header or `protfs.dir`.

@@ -49,8 +49,7 @@ public final class VaultChecker {
         let metadata = vault.rootMetadata
         let location = Location.mount(path: Self.rootPath, backingPath: ".")
         report.directories += 1
-        checkClassHint(of: root, objectID: metadata.directoryID, actual: metadata.protectionClass, location: location)
-        checkAttributes(of: root, objectID: metadata.directoryID, location: location)
+        checkRecordAndAttributes(of: root, metadata: metadata, location: location)
         walk(root, directoryID: metadata.directoryID, path: Self.rootPath, backingPath: nil)
         if let moved = try? FileDescriptor.open(ReservedNames.lostAndFound, in: root, [.readOnly, .directory, .nonBlocking]) {
             defer { moved.close() }
@@ -151,8 +150,7 @@ public final class VaultChecker {
                                problem: error == .noEntry ? .directoryMetadataMissing : .directoryMetadataDamaged)
             return
         }
-        checkClassHint(of: directory, objectID: metadata.directoryID, actual: metadata.protectionClass, location: location)
-        checkAttributes(of: directory, objectID: metadata.directoryID, location: location)
+        checkRecordAndAttributes(of: directory, metadata: metadata, location: location)
         walk(directory, directoryID: metadata.directoryID, path: path, backingPath: backingPath)
     }
 

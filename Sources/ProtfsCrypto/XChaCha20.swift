@@ -1,7 +1,8 @@
 import CSodium
 
-/// The raw XChaCha20 stream, for the deterministic (SIV) name encryption only: its nonce is
-/// the synthetic IV, never a fixed value.
+/// The raw XChaCha20 stream, where a MAC already authenticates the bytes and its nonce is
+/// never a fixed value: the synthetic IV of the name encryption, and the random nonce that
+/// hides the class of a header slot or directory record.
 public enum XChaCha20 {
     public static let nonceByteCount = 24
 

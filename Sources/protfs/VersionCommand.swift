@@ -8,6 +8,7 @@ enum VersionCommand {
         _ = try arguments.operands()
         let sodium = String(cString: sodium_version_string())
         let fuse = String(cString: fuse_pkgversion())
-        print("protfs \(ProductVersion.release) (on-disk format \(Keybag.currentVersion); libsodium \(sodium), libfuse \(fuse))")
+        print("protfs \(ProductVersion.release) (on-disk format: files and directories \(FileHeader.formatVersion),"
+              + " keybag \(Keybag.currentVersion); libsodium \(sodium), libfuse \(fuse))")
     })
 }

@@ -25,7 +25,9 @@ struct DecoderFuzzTests {
         let (classA, _) = try FileHeader.create(protectionClass: .complete, keyring: keyring)
         var (reclassed, fileKey) = try FileHeader.create(protectionClass: .none, keyring: keyring)
         try reclassed.rewrap(to: .completeUnlessOpen, fileKey: fileKey, keyring: keyring)
-        let samples = [classA.encoded(), reclassed.encoded(), reclassed.encoded() + [UInt8](repeating: 0, count: 40)]
+        let (formatOne, _) = try FileHeader.create(protectionClass: .completeUnlessOpen, keyring: keyring, version: 1)
+        let samples = [classA.encoded(), reclassed.encoded(), reclassed.encoded() + [UInt8](repeating: 0, count: 40),
+                       formatOne.encoded()]
         let broken = fuzz("FileHeader", samples: samples, reseal: resealingHeaderSlots, checkHeader)
         #expect(broken.isEmpty, "\(broken)")
     }
@@ -105,12 +107,17 @@ struct DecoderFuzzTests {
     @Test("DirectoryMetadata.decode")
     func directoryMetadata() {
         let vaultID = keyring.vaultID
-        let samples = ProtectionClass.allCases.map { DirectoryMetadata.new(protectionClass: $0).encoded(vaultID: vaultID, keys: filesystemKeys) }
+        // Both formats: 2 as written now, 1 as the first builds wrote it.
+        let samples = ProtectionClass.allCases.flatMap { protectionClass in
+            [DirectoryMetadata.new(protectionClass: protectionClass),
+             DirectoryMetadata(directoryID: .random(), protectionClass: protectionClass, classNonce: nil)]
+                .map { $0.encoded(vaultID: vaultID, keys: filesystemKeys) }
+        }
         let reseal = { (mutated: [UInt8]) -> [UInt8] in
-            guard mutated.count == DirectoryMetadata.byteCount else { return mutated }
-            let body = Array(mutated[0..<DirectoryMetadata.macOffset])
+            guard let layout = DirectoryMetadata.Layout.all.first(where: { $0.byteCount == mutated.count }) else { return mutated }
+            let body = Array(mutated[0..<layout.macOffset])
             return body + BLAKE2b.mac(key: filesystemKeys.directoryMetadata,
-                                      outputByteCount: DirectoryMetadata.byteCount - DirectoryMetadata.macOffset, vaultID.bytes, body)
+                                      outputByteCount: DirectoryMetadata.macByteCount, vaultID.bytes, body)
         }
         let broken = fuzz("DirectoryMetadata", samples: samples, reseal: reseal) { input in
             do throws(Errno) {

@@ -5,11 +5,28 @@ import ProtfsCrypto
 import ProtfsSystem
 
 /// Known-answer vectors for regular files (docs/FORMAT.md, "Regular files"), made once with
-/// the fixed test keys in `Vectors/file-v1/keys.json`. They pin the header layout, the slot
-/// MAC, both wrap kinds, the chunk associated data and the hole rule: if this fails, the
-/// format changed by accident, and every existing vault would stop reading.
+/// the fixed test keys in `Vectors/file-v1/keys.json`: `file-v1` by the first builds (the
+/// class in the clear), `file-v2` by the current format (the class hidden). They pin the
+/// header layout, the slot MAC, both wrap kinds, the chunk associated data and the hole
+/// rule: if this fails, the format changed by accident, and existing vaults would stop
+/// reading. Each format's folder is kept for good: a build reads every format it ever wrote.
 @Suite struct FileFormatVectorTests {
-    static let folder = Bundle.module.url(forResource: "Vectors", withExtension: nil)!.appendingPathComponent("file-v1")
+    static let vectors = Bundle.module.url(forResource: "Vectors", withExtension: nil)!
+    /// The test keys and the plaintext, shared by every format.
+    static let folder = vectors.appendingPathComponent("file-v1")
+
+    /// One format's pair of files and what is known of them.
+    struct Format: Sendable, CustomTestStringConvertible {
+        let version: UInt16
+        let completeFileID: String
+        let classBFileID: String
+        var folder: URL { FileFormatVectorTests.vectors.appendingPathComponent("file-v\(version)") }
+        var testDescription: String { "format \(version)" }
+    }
+    static let formats = [
+        Format(version: 1, completeFileID: "c3daba86308a64931590d499b57f5b02", classBFileID: "fc2d4c8c4c81469a8ccf9a3497a3e5d6"),
+        Format(version: 2, completeFileID: "5d28563fc9e68e7d1a89105e34e405ac", classBFileID: "e2d27bb0d2b97f6ccacbf8bfd02152d6"),
+    ]
 
     let keys: ContentTestKeys
     let plaintext: [UInt8]
@@ -38,36 +55,45 @@ import ProtfsSystem
         return out
     }
 
-    func open(_ vector: String) throws -> EncryptedFile {
-        try directory.setBackingBytes(vector, Self.vector(vector))
+    func open(_ vector: String, _ format: Format) throws -> EncryptedFile {
+        try directory.setBackingBytes(vector, Self.vector(vector, format))
         return try EncryptedFile.open(vector, in: directory.descriptor, keyring: keys.keyring)
     }
 
-    @Test func classKeyWrapInSlotZero() throws {
-        let file = try open("complete.pfsf")
-        #expect(file.fileID.description == "c3daba86308a64931590d499b57f5b02")
+    static func vector(_ name: String, _ format: Format) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: format.folder.appendingPathComponent(name)))
+    }
+
+    @Test(arguments: formats)
+    func classKeyWrapInSlotZero(_ format: Format) throws {
+        let file = try open("complete.pfsf", format)
+        #expect(file.fileID.description == format.completeFileID)
+        #expect(file.header.version == format.version)
         #expect(file.protectionClass == .complete)
         #expect(file.header.generation == 1 && file.header.activeSlotIndex == 0)
         #expect(try file.size() == Int64(plaintext.count))
         #expect(try file.readAll() == plaintext)
-        let backing = try Self.vector("complete.pfsf")
+        let backing = try Self.vector("complete.pfsf", format)
         #expect(Int64(backing.count) == ContentLayout.backingSize(plaintextSize: Int64(plaintext.count)))
         // Chunk 1 is stored as a hole.
         #expect(backing[328 + 4136 ..< 328 + 2 * 4136].allSatisfy { $0 == 0 })
         #expect(backing[176...327].allSatisfy { $0 == 0 })
     }
 
-    @Test func ephemeralX25519WrapInSlotOneAfterReclass() throws {
-        let file = try open("completeUnlessOpen.pfsf")
-        #expect(file.fileID.description == "fc2d4c8c4c81469a8ccf9a3497a3e5d6")
+    @Test(arguments: formats)
+    func ephemeralX25519WrapInSlotOneAfterReclass(_ format: Format) throws {
+        let file = try open("completeUnlessOpen.pfsf", format)
+        #expect(file.fileID.description == format.classBFileID)
+        #expect(file.header.version == format.version)
         #expect(file.protectionClass == .completeUnlessOpen)
         #expect(file.header.generation == 2 && file.header.activeSlotIndex == 1)
         #expect(try file.readAll() == plaintext)
-        #expect(try Self.vector("completeUnlessOpen.pfsf")[24..<176].allSatisfy { $0 == 0 })
+        #expect(try Self.vector("completeUnlessOpen.pfsf", format)[24..<176].allSatisfy { $0 == 0 })
     }
 
-    @Test func vectorsNeedTheirOwnKeys() throws {
-        try directory.setBackingBytes("complete.pfsf", Self.vector("complete.pfsf"))
+    @Test(arguments: formats)
+    func vectorsNeedTheirOwnKeys(_ format: Format) throws {
+        try directory.setBackingBytes("complete.pfsf", Self.vector("complete.pfsf", format))
         #expect(throws: Errno.io) { try EncryptedFile.open("complete.pfsf", in: directory.descriptor, keyring: ContentTestKeys().keyring) }
     }
 }

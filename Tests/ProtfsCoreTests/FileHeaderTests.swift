@@ -13,14 +13,56 @@ import ProtfsSystem
         let bytes = header.encoded()
         #expect(bytes.count == FileHeader.byteCount)
         #expect(Array(bytes[0..<4]) == Array("PFSF".utf8))
-        #expect(bytes[24] == 1 && bytes[32] == protectionClass.rawValue)
-        #expect(bytes[33] == (protectionClass == .completeUnlessOpen ? 3 : 4))
+        #expect(bytes[4] == 2 && bytes[5] == 0, "format 2")
+        #expect(bytes[24] == 1 && bytes[25..<32].allSatisfy { $0 == 0 }, "generation 1")
+        // Slot bytes 8..<48 are hidden under the pfhdrcls stream, the sealed key's nonce as nonce.
+        let hidden = XChaCha20.xor(Array(bytes[32..<72]), nonce: Array(bytes[72..<96]), key: keyring.deviceKeys.headerClass)
+        #expect(hidden[0] == protectionClass.rawValue)
+        #expect(hidden[1] == (protectionClass == .completeUnlessOpen ? 3 : 4))
+        #expect(hidden[2..<8].allSatisfy { $0 == 0 })
+        #expect(hidden[8...].allSatisfy { $0 == 0 } == (protectionClass != .completeUnlessOpen), "the ephemeral key, for class B only")
         #expect(bytes[176...].allSatisfy { $0 == 0 }, "slot 1 starts empty")
         let decoded = try FileHeader.decode(bytes, keyring: keyring)
         #expect(decoded.fileID == header.fileID)
         #expect(decoded.protectionClass == protectionClass)
         #expect(decoded.generation == 1)
         #expect(try decoded.unwrapFileKey(keyring: keyring).isEqual(to: fileKey))
+    }
+
+    /// What a backing observer sees of a header must not depend on its class: a byte that is
+    /// the same in every header of one class must be that same value for every class (the
+    /// magic, the version, the generation, the empty slot). Format 1 fails this, which shows
+    /// the check can fail.
+    @Test func theClassIsHiddenFromTheBackingBytes() throws {
+        func classDependentOffsets(version: UInt16) throws -> [Int] {
+            var constants: [ProtectionClass: [Int: UInt8]] = [:]
+            for protectionClass in ProtectionClass.allCases {
+                let headers = try (0..<24).map { _ in
+                    try FileHeader.create(protectionClass: protectionClass, keyring: keyring, version: version).0.encoded()
+                }
+                constants[protectionClass] = Dictionary(uniqueKeysWithValues: (0..<FileHeader.byteCount).compactMap { offset in
+                    Set(headers.map { $0[offset] }).count == 1 ? (offset, headers[0][offset]) : nil
+                })
+            }
+            let all = Array(constants.values)
+            return (0..<FileHeader.byteCount).filter { offset in Set(all.map { $0[offset] }).count > 1 }
+        }
+        #expect(try classDependentOffsets(version: 2) == [])
+        let formatOne = try classDependentOffsets(version: 1)
+        #expect(formatOne.contains(24 + 8) && formatOne.contains(24 + 9), "format 1 stored the class and wrap kind in the clear")
+    }
+
+    @Test func aFormatOneHeaderStaysFormatOneThroughAReclass() throws {
+        var (header, fileKey) = try FileHeader.create(protectionClass: .none, keyring: keyring, version: 1)
+        #expect(header.encoded()[24 + 8] == ProtectionClass.none.rawValue, "format 1: the class in the clear")
+        try header.rewrap(to: .completeUnlessOpen, fileKey: fileKey, keyring: keyring)
+        let decoded = try FileHeader.decode(header.encoded(), keyring: keyring)
+        #expect(decoded.version == 1 && decoded.protectionClass == .completeUnlessOpen && decoded.generation == 2)
+        #expect(try decoded.unwrapFileKey(keyring: keyring).isEqual(to: fileKey))
+        // The wrap binds the version: the same slot under a format-2 prefix does not open.
+        var relabelled = header.encoded()
+        relabelled[4] = 2
+        #expect(throws: Errno.io) { try FileHeader.decode(relabelled, keyring: keyring) }
     }
 
     @Test func classBIsCreatedWithThePublicKeyAlone() throws {
@@ -140,8 +182,8 @@ import ProtfsSystem
         magic[0] = UInt8(ascii: "X")
         #expect(FileHeader.diagnose(magic, keyring: keyring) == .malformed)
         var newer = bytes
-        newer[4] = 2
-        #expect(FileHeader.diagnose(newer, keyring: keyring) == .newerVersion(2))
+        newer[4] = 3
+        #expect(FileHeader.diagnose(newer, keyring: keyring) == .newerVersion(3))
         #expect(throws: Errno.io) { try FileHeader.decode(newer, keyring: keyring) }
         var zero = bytes
         zero[4] = 0

@@ -388,6 +388,40 @@ import ProtfsSystem
         #expect(again.findings.isEmpty && again.directories == 1)
     }
 
+    /// Objects as the first builds wrote them (on-disk format 1, the class in the clear) are
+    /// no damage; they are counted, and `--repair` rewrites directory records in format 2.
+    @Test func formatOneObjectsAreCountedAndDirectoriesUpgraded() throws {
+        let f = try Fixture()
+        try f.populate { fs, caller in try Fixture.write(fs, "old", in: fs.root, size: 0, caller: caller) }
+        let d = try f.backingPath("d"), old = try f.backingPath("old")
+        do {
+            let vault = try Vault.open(backing: f.backing, deviceKeyPath: f.deviceKey)
+            let directory = try FileDescriptor.open(path: f.full(d), [.readOnly, .directory])
+            defer { directory.close() }
+            let record = try DirectoryMetadata.read(in: directory, vaultID: vault.vaultID, keys: vault.filesystemKeys)
+            try DirectoryMetadata(directoryID: record.directoryID, protectionClass: record.protectionClass, classNonce: nil)
+                .replace(in: directory, vaultID: vault.vaultID, keys: vault.filesystemKeys)
+            // An empty file is its header alone: write one in format 1, and the hint bound to its id.
+            let (header, _) = try FileHeader.create(protectionClass: .none, keyring: vault.keyring, version: 1)
+            let file = try FileDescriptor.open(path: f.full(old), [.writeOnly, .truncate])
+            defer { file.close() }
+            try file.writeAll(header.encoded())
+            try ClassHint.write(.none, to: file, objectID: header.fileID, keys: vault.filesystemKeys)
+        }
+        let report = try f.check()
+        #expect(report.findings.isEmpty && report.exitCode == .success)
+        #expect((report.formatOneFiles, report.formatOneDirectories, report.directoryRecordsUpgraded) == (1, 1, 0))
+        #expect(report.summary.hasSuffix("in format 1, their class readable in the backing directory: 1 file, 1 directory"
+                                         + " (--repair rewrites directories; copying a file through the mount re-creates it)"))
+        let repaired = try f.check(repair: true)
+        #expect(repaired.findings.isEmpty)
+        #expect((repaired.formatOneFiles, repaired.formatOneDirectories, repaired.directoryRecordsUpgraded) == (1, 0, 1))
+        #expect(try FileManager.default.attributesOfItem(atPath: f.full(d + "/" + DirectoryMetadata.fileName))[.size] as? Int == 96)
+        let again = try f.check()
+        #expect(again.findings.isEmpty && (again.formatOneFiles, again.formatOneDirectories) == (1, 0))
+        #expect(again.files == 9 && again.directories == 3, "the rewritten directory is read as before")
+    }
+
     @Test func missingDirectoryMetadataIsReported() throws {
         let f = try Fixture()
         let e = try f.backingPath("d/e")

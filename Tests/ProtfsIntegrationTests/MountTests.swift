@@ -220,6 +220,48 @@ struct MountTests {
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
     }
 
+    @Test("the backing directory does not tell the class of a file or a directory")
+    func classesNotInTheClear() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let names = (1...8).map { "n\($0)" }
+        try vault.makeClassDirectories(holding: Dictionary(uniqueKeysWithValues: names.map { ($0, "contents of \($0)") }))
+        var headers: [String: [[UInt8]]] = [:]
+        var records: [String: [[UInt8]]] = [:]
+        for protectionClass in TestVault.classNames {
+            let directory = TestVault.classDirectory(protectionClass)
+            let made = vault.shell("cd \(directory) && for n in \(names.joined(separator: " ")); do mkdir \"sub-$n\"; done")
+            try #require(made.succeeded, "\(made.stderr)")
+            for name in names {
+                let file = vault.protfsctl(["backing-path", vault.path("\(directory)/\(name)")])
+                let subdirectory = vault.protfsctl(["backing-path", vault.path("\(directory)/sub-\(name)")])
+                try #require(file.succeeded && subdirectory.succeeded, "\(file.stderr)\(subdirectory.stderr)")
+                // backing-path names the object relative to the backing directory.
+                let backing = { (result: CommandResult) in vault.backing + "/" + result.stdout.trimmingCharacters(in: .newlines) }
+                let header = try Data(contentsOf: URL(fileURLWithPath: backing(file))).prefix(328)
+                let record = try Data(contentsOf: URL(fileURLWithPath: backing(subdirectory) + "/protfs.dir"))
+                headers[protectionClass, default: []].append([UInt8](header))
+                records[protectionClass, default: []].append([UInt8](record))
+            }
+        }
+        #expect(Self.classDependentOffsets(headers) == [], "file headers")
+        #expect(Self.classDependentOffsets(records) == [], "directory records")
+        #expect(headers.values.joined().allSatisfy { $0[4] == 2 } && records.values.joined().allSatisfy { $0[8] == 2 }, "format 2")
+    }
+
+    /// The offsets at which the backing bytes of one class all hold one value that differs
+    /// from another class's: what would let an observer of the backing directory tell them apart.
+    static func classDependentOffsets(_ samples: [String: [[UInt8]]]) -> [Int] {
+        let constants = samples.values.map { objects in
+            Dictionary(uniqueKeysWithValues: objects[0].indices.compactMap { offset in
+                Set(objects.map { $0.count > offset ? Int($0[offset]) : -1 }).count == 1 ? (offset, objects[0][offset]) : nil
+            })
+        }
+        let length = samples.values.joined().map(\.count).max() ?? 0
+        return (0..<length).filter { offset in Set(constants.map { $0[offset] }).count > 1 }
+    }
+
     @Test("a tampered chunk is EIO for that file only; the mount and other files go on")
     func tamperIsEIO() throws {
         let vault = try TestVault()
