@@ -401,11 +401,13 @@ public final class EncryptedFile: Sendable {
 
 /// The buffers of one read or write call, taken from pools rather than allocated per call
 /// or per chunk: the sealed bytes of a run, one sealed chunk, and one chunk of plaintext
-/// (wiped before it goes back).
+/// (wiped before it goes back). At most `limit` calls hold them at once (the others wait):
+/// more than two cores can use, and slack for calls that wait on the disk.
 private struct ChunkScratch {
-    static let runs = BufferPool(byteCount: Int(EncryptedFile.chunksPerRun) * ContentLayout.sealedChunkByteCount, keep: 4)
-    static let chunks = BufferPool(byteCount: ContentLayout.sealedChunkByteCount, keep: 16)
-    static let plaintexts = BufferPool(byteCount: ContentLayout.chunkByteCount, keep: 16)
+    static let limit = 8
+    static let runs = BufferPool(byteCount: Int(EncryptedFile.chunksPerRun) * ContentLayout.sealedChunkByteCount, limit: limit)
+    static let chunks = BufferPool(byteCount: ContentLayout.sealedChunkByteCount, limit: limit)
+    static let plaintexts = BufferPool(byteCount: ContentLayout.chunkByteCount, limit: limit)
 
     private let run: UnsafeMutableRawBufferPointer
     private let chunk: UnsafeMutableRawBufferPointer

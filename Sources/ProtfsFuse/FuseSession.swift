@@ -79,15 +79,15 @@ public final class FuseSession {
 
     /// The kernel reads ahead at most `read_ahead_kb` of the mount's backing device info, 128
     /// KiB by default whatever `max_readahead` the daemon asks for: a sequential reader then
-    /// costs eight requests (and eight hand-offs of 32 chunks to the cores) per MiB. A root
-    /// daemon raises it for its own mount to one request's worth, 1 MiB; anyone else keeps
-    /// the default.
+    /// costs eight requests (and eight hand-offs of 32 chunks to the cores) per MiB, and
+    /// never has a request waiting on the disk while another is decrypted. A root daemon
+    /// raises it for its own mount to `readaheadBytes`; anyone else keeps the default.
     static func widenReadahead(of mountpoint: String) {
         guard geteuid() == 0, let device = MountTable.device(of: mountpoint),
               let file = try? FileDescriptor.open(path: "/sys/class/bdi/\(device)/read_ahead_kb", .writeOnly)
         else { return }
         defer { file.close() }
-        let value = Array("\(LowLevelOperations.maxRequestBytes >> 10)\n".utf8)
+        let value = Array("\(LowLevelOperations.readaheadBytes >> 10)\n".utf8)
         _ = value.withUnsafeBytes { try? file.write($0, at: 0) }
     }
 

@@ -6,6 +6,11 @@ import Glibc
 enum LowLevelOperations {
     /// The largest read or write request: 256 chunks, the unit the crypto spreads over cores.
     static let maxRequestBytes = 1 << 20
+    /// How far the kernel reads ahead of a sequential reader: four requests, so that while
+    /// one is decrypted on both cores the next ones already wait on the backing disk. With
+    /// one request's worth the disk idled during the crypto (cold 512 MiB `dd`, alternating:
+    /// 0.66-1.1 GB/s at 1 MiB, 0.79-1.2 GB/s at 4 MiB, no better at 8 MiB).
+    static let readaheadBytes = 4 * maxRequestBytes
 
     static func make() -> fuse_lowlevel_ops {
         var ops = fuse_lowlevel_ops()
@@ -26,7 +31,7 @@ enum LowLevelOperations {
             // first buffer of a directory, and `du`/`find -size` then pay one LOOKUP per entry.
             conn.pointee.want &= ~UInt32(FUSE_CAP_READDIRPLUS_AUTO)
             conn.pointee.max_write = UInt32(LowLevelOperations.maxRequestBytes)
-            conn.pointee.max_readahead = UInt32(LowLevelOperations.maxRequestBytes)
+            conn.pointee.max_readahead = UInt32(LowLevelOperations.readaheadBytes)
         }
         ops.lookup = { req, parent, name in FuseAdapter.from(req!).lookup(req!, parent, name!) }
         ops.forget = { req, ino, count in FuseAdapter.from(req!, countsAsActivity: false).forget(req!, ino, count) }

@@ -1,19 +1,29 @@
+import Dispatch
 import Synchronization
 
 /// Fixed-size buffers reused across requests: a fresh megabyte per request costs an mmap, a
-/// page fault per page and an munmap. Up to `keep` idle buffers are kept; a buffer that held
+/// page fault per page and an munmap. At most `limit` buffers ever exist, all kept for reuse:
+/// `take` waits while every one is in use, so the daemon's memory stays bounded however many
+/// requests the kernel has in flight (four 1 MiB reads ahead of a sequential reader, more
+/// with several readers, each otherwise holding megabytes of its own). A buffer that held
 /// plaintext is wiped by the caller before it is given back.
 public final class BufferPool: Sendable {
     public let byteCount: Int
-    private let keep: Int
+    public let limit: Int
+    private let available: DispatchSemaphore
     private let idle = Mutex<[UInt]>([])
 
-    public init(byteCount: Int, keep: Int) {
+    public init(byteCount: Int, limit: Int) {
+        precondition(limit > 0)
         self.byteCount = byteCount
-        self.keep = keep
+        self.limit = limit
+        available = DispatchSemaphore(value: limit)
     }
 
+    /// A buffer of `byteCount` bytes, waiting for one to be given back if `limit` are taken.
+    /// A caller must not take a second buffer from the same pool while it holds one.
     public func take() -> UnsafeMutableRawBufferPointer {
+        available.wait()
         if let address = idle.withLock({ $0.popLast() }) {
             return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: address), count: byteCount)
         }
@@ -22,12 +32,8 @@ public final class BufferPool: Sendable {
 
     public func give(_ buffer: UnsafeMutableRawBufferPointer) {
         precondition(buffer.count == byteCount)
-        let kept = idle.withLock { list in
-            guard list.count < keep else { return false }
-            list.append(UInt(bitPattern: buffer.baseAddress))
-            return true
-        }
-        if !kept { buffer.deallocate() }
+        idle.withLock { $0.append(UInt(bitPattern: buffer.baseAddress)) }
+        available.signal()
     }
 
     /// Runs `body` with a pooled buffer of at least `count` bytes (a fresh one when larger).
