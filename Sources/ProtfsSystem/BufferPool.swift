@@ -11,7 +11,11 @@ public final class BufferPool: Sendable {
     public let byteCount: Int
     public let limit: Int
     private let available: DispatchSemaphore
-    private let idle = Mutex<[UInt]>([])
+    private struct State {
+        var idle: [UInt] = []
+        var taken = 0
+    }
+    private let state = Mutex(State())
 
     public init(byteCount: Int, limit: Int) {
         precondition(limit > 0)
@@ -20,19 +24,34 @@ public final class BufferPool: Sendable {
         available = DispatchSemaphore(value: limit)
     }
 
+    deinit {
+        // libdispatch traps when a semaphore goes below its initial value at disposal: a
+        // buffer never given back (a test's) is counted back first.
+        let (idle, taken) = state.withLock { ($0.idle, $0.taken) }
+        for _ in 0..<taken { available.signal() }
+        for address in idle {
+            UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: address), count: byteCount).deallocate()
+        }
+    }
+
     /// A buffer of `byteCount` bytes, waiting for one to be given back if `limit` are taken.
     /// A caller must not take a second buffer from the same pool while it holds one.
     public func take() -> UnsafeMutableRawBufferPointer {
         available.wait()
-        if let address = idle.withLock({ $0.popLast() }) {
-            return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: address), count: byteCount)
+        let reused: UInt? = state.withLock { s in
+            s.taken += 1
+            return s.idle.popLast()
         }
+        if let reused { return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: reused), count: byteCount) }
         return .allocate(byteCount: byteCount, alignment: 64)
     }
 
     public func give(_ buffer: UnsafeMutableRawBufferPointer) {
         precondition(buffer.count == byteCount)
-        idle.withLock { $0.append(UInt(bitPattern: buffer.baseAddress)) }
+        state.withLock { s in
+            s.taken -= 1
+            s.idle.append(UInt(bitPattern: buffer.baseAddress))
+        }
         available.signal()
     }
 
