@@ -61,7 +61,9 @@ public enum ControlWire {
     /// Reads one request; every length is checked before anything is allocated for it.
     public static func readRequest(from source: inout some ControlByteSource) throws(ControlWireError) -> ControlRequestMessage {
         guard try readBytes(magic.count, from: &source, atMessageStart: true) == magic else { throw .badMagic }
-        let header = try readFrame(from: &source, continuing: true)
+        // A backing-path request names a path of the mount in plaintext.
+        var header = try readFrame(from: &source, continuing: true)
+        defer { secureZero(&header) }
         let request: ControlRequest = try decode(header)
         var secrets: [SecureBuffer] = []
         for _ in 0..<request.secretCount {

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsCrypto
 import ProtfsSystem
 
 /// A directory opened for one listing request. Entries are read from the backing directory
@@ -37,11 +38,13 @@ public final class DirectoryReader: Sendable {
                 undecodable(raw.name)
                 return true
             case .encoded, .longEntry:
-                guard let name = BackingEntryName.plaintextName(of: raw.name, in: directory.descriptor,
+                guard var name = BackingEntryName.plaintextName(of: raw.name, in: directory.descriptor,
                                                                 directoryID: directoryID, keys: keys) else {
                     undecodable(raw.name)
                     return true
                 }
+                // The plaintext name is wiped once the visitor has it in its reply.
+                defer { secureZero(&name) }
                 return visit(VaultFileSystem.ListedEntry(name: name, inode: raw.inode, type: raw.type, backingName: raw.name), next)
             }
         }

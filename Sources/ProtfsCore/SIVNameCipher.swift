@@ -44,7 +44,8 @@ public struct SIVNameCipher: Sendable {
     public func encrypt(_ name: [UInt8], tweak: ObjectID) -> String {
         precondition((1...Self.maximumNameLength).contains(name.count), "names are validated before encryption")
         let padCount = Self.paddedLength(ofNameLength: name.count) - name.count
-        let padded = name + [UInt8](repeating: UInt8(padCount), count: padCount)
+        var padded = name + [UInt8](repeating: UInt8(padCount), count: padCount)
+        defer { secureZero(&padded) }
         let siv = syntheticIV(tweak: tweak, nameLength: name.count, padded: padded)
         return Base64URL.encode(siv + XChaCha20.xor(padded, nonce: Self.nonce(siv), key: streamKey))
     }
@@ -57,7 +58,8 @@ public struct SIVNameCipher: Sendable {
         guard paddedCount >= Self.blockSize, paddedCount % Self.blockSize == 0,
               paddedCount <= Self.paddedLength(ofNameLength: Self.maximumNameLength) else { return nil }
         let siv = Array(stored[0..<Self.sivByteCount])
-        let padded = XChaCha20.xor(Array(stored[Self.sivByteCount...]), nonce: Self.nonce(siv), key: streamKey)
+        var padded = XChaCha20.xor(Array(stored[Self.sivByteCount...]), nonce: Self.nonce(siv), key: streamKey)
+        defer { secureZero(&padded) }
         let padCount = Int(padded[padded.count - 1])
         guard (1...Self.blockSize).contains(padCount),
               padded[(padded.count - padCount)...].allSatisfy({ $0 == UInt8(padCount) }) else { return nil }

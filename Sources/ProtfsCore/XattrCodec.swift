@@ -18,7 +18,9 @@ public enum XattrCodec {
     /// The backing name for the mount's attribute `name` (`user.NAME`, as the kernel sends it).
     /// `EOPNOTSUPP` outside `user.`, `EINVAL` for an empty NAME, `ERANGE` for one too long.
     public static func backingName(for name: [UInt8], objectID: ObjectID, keys: FilesystemKeys) throws(Errno) -> String {
-        backingPrefix + SIVNameCipher.xattrNames(keys).encrypt(try suffix(of: name), tweak: objectID)
+        var suffix = try suffix(of: name)
+        defer { secureZero(&suffix) }
+        return backingPrefix + SIVNameCipher.xattrNames(keys).encrypt(suffix, tweak: objectID)
     }
 
     /// The mount's name (`user.NAME`) for a backing attribute, or nil when it is not a sealed
@@ -26,29 +28,41 @@ public enum XattrCodec {
     public static func name(ofBacking backingName: String, objectID: ObjectID, keys: FilesystemKeys) -> [UInt8]? {
         let bytes = Array(backingName.utf8)
         guard bytes.starts(with: backingPrefix.utf8),
-              let suffix = SIVNameCipher.xattrNames(keys).decrypt(String(decoding: bytes[backingPrefix.utf8.count...], as: UTF8.self),
-                                                                   tweak: objectID),
-              suffix.count <= maximumNameLength else { return nil }
+              var suffix = SIVNameCipher.xattrNames(keys).decrypt(String(decoding: bytes[backingPrefix.utf8.count...], as: UTF8.self),
+                                                                   tweak: objectID) else { return nil }
+        defer { secureZero(&suffix) }
+        guard suffix.count <= maximumNameLength else { return nil }
         return Array(userNamespace.utf8) + suffix
     }
 
     /// Seals the value of attribute `name` (`user.NAME`) of the object `objectID`.
     public static func sealValue(_ value: [UInt8], name: [UInt8], objectID: ObjectID, keys: FilesystemKeys) throws(Errno) -> [UInt8] {
         guard value.count <= maximumValueLength else { throw Errno(E2BIG) }
-        return XChaCha20Poly1305.seal(value, authenticating: objectID.bytes + (try suffix(of: name)), with: keys.xattrValue)
+        var associatedData = try associatedData(name: name, objectID: objectID)
+        defer { secureZero(&associatedData) }
+        return XChaCha20Poly1305.seal(value, authenticating: associatedData, with: keys.xattrValue)
     }
 
     /// Opens a value sealed by `sealValue`; `EIO` if it fails authentication (tampered, or
     /// moved from another object or attribute).
     public static func openValue(_ sealed: [UInt8], name: [UInt8], objectID: ObjectID, keys: FilesystemKeys) throws(Errno) -> [UInt8] {
-        let associatedData = objectID.bytes + (try suffix(of: name))
+        var associatedData = try associatedData(name: name, objectID: objectID)
+        defer { secureZero(&associatedData) }
         guard let value = try? XChaCha20Poly1305.open(sealed, authenticating: associatedData, with: keys.xattrValue) else {
             throw .io
         }
         return value
     }
 
-    /// NAME of `user.NAME`, checked.
+    /// `object id || NAME`, the associated data of a value. It holds the plaintext NAME: the
+    /// caller wipes it.
+    private static func associatedData(name: [UInt8], objectID: ObjectID) throws(Errno) -> [UInt8] {
+        var suffix = try suffix(of: name)
+        defer { secureZero(&suffix) }
+        return objectID.bytes + suffix
+    }
+
+    /// NAME of `user.NAME`, checked. It is plaintext: the caller wipes it.
     private static func suffix(of name: [UInt8]) throws(Errno) -> [UInt8] {
         guard name.starts(with: userNamespace.utf8) else { throw .notSupported }
         let suffix = Array(name[userNamespace.utf8.count...])

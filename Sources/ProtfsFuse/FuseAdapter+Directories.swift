@@ -1,6 +1,7 @@
 import CFuse
 import Glibc
 import ProtfsCore
+import ProtfsCrypto
 import ProtfsSystem
 
 extension FuseAdapter {
@@ -67,23 +68,24 @@ extension FuseAdapter {
                                        VaultFileSystem.ListedEntry, off_t) -> Int) {
         respond(req) { () throws(Errno) in
             let listing = try fileSystem.openListing(of: node(id))
-            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: size)
-            defer { buffer.deallocate() }
+            // The reply holds plaintext names: wiped once the kernel has it.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
+            defer {
+                secureZero(buffer)
+                buffer.deallocate()
+            }
+            let start = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
             var used = 0
             let directoryInode = listing.directory.identity.inode
             listing.read(from: Int64(offset), undecodable: { name in
                 log.damage("undecodable entry \(name) in the backing directory of inode \(directoryInode)")
             }) { item, next in
-                var cName = item.name
-                cName.append(0)
-                let needed = cName.withUnsafeBufferPointer { p in
-                    p.withMemoryRebound(to: CChar.self) { add(listing, buffer + used, size - used, $0.baseAddress!, item, off_t(next)) }
-                }
+                let needed = Self.withCString(item.name) { add(listing, start + used, size - used, $0, item, off_t(next)) }
                 guard needed <= size - used else { return false }
                 used += needed
                 return true
             }
-            fuse_reply_buf(req, buffer, used)
+            fuse_reply_buf(req, start, used)
         }
     }
 

@@ -1,6 +1,7 @@
 import CFuse
 import Glibc
 import ProtfsCore
+import ProtfsCrypto
 import ProtfsSystem
 
 extension FuseAdapter {
@@ -60,10 +61,8 @@ extension FuseAdapter {
     func readlink(_ req: fuse_req_t, _ id: fuse_ino_t) {
         respond(req) { () throws(Errno) in
             var target = try fileSystem.readLink(node(id))
-            target.append(0)
-            target.withUnsafeBufferPointer { p in
-                p.withMemoryRebound(to: CChar.self) { _ = fuse_reply_readlink(req, $0.baseAddress!) }
-            }
+            defer { secureZero(&target) }
+            _ = Self.withCString(target) { fuse_reply_readlink(req, $0) }
         }
     }
 
@@ -84,7 +83,9 @@ extension FuseAdapter {
 
     func symlink(_ req: fuse_req_t, _ target: UnsafePointer<CChar>, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>) {
         respond(req) { () throws(Errno) in
-            let created = try fileSystem.makeSymlink(Self.name(name), in: node(parent), target: Self.name(target),
+            var plaintextTarget = Self.name(target)
+            defer { secureZero(&plaintextTarget) }
+            let created = try fileSystem.makeSymlink(Self.name(name), in: node(parent), target: plaintextTarget,
                                                      caller: Self.caller(req))
             try replyEntry(req, created)
         }

@@ -1,11 +1,12 @@
 import CFuse
 import Glibc
 import ProtfsCore
+import ProtfsCrypto
 import ProtfsSystem
 
 extension FuseAdapter {
     /// Replies with a size when the caller asked for one (size 0), else with the bytes or
-    /// `ERANGE` when they do not fit.
+    /// `ERANGE` when they do not fit. The caller wipes `bytes` (plaintext) afterwards.
     func replyXattrBytes(_ req: fuse_req_t, _ bytes: [UInt8], size: Int) throws(Errno) {
         if size == 0 {
             fuse_reply_xattr(req, bytes.count)
@@ -17,15 +18,25 @@ extension FuseAdapter {
 
     func getxattr(_ req: fuse_req_t, _ id: fuse_ino_t, _ name: UnsafePointer<CChar>, _ size: Int) {
         respond(req) { () throws(Errno) in
-            let value = try fileSystem.extendedAttribute(Self.name(name), of: node(id))
+            var plaintextName = Self.name(name)
+            defer { secureZero(&plaintextName) }
+            var value = try fileSystem.extendedAttribute(plaintextName, of: node(id))
+            defer { secureZero(&value) }
             try replyXattrBytes(req, value, size: size)
         }
     }
 
     func listxattr(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int) {
         respond(req) { () throws(Errno) in
+            var names = try fileSystem.extendedAttributeNames(of: node(id))
+            // Sized up front, so growing never leaves a copy of the names behind unwiped.
             var bytes: [UInt8] = []
-            for name in try fileSystem.extendedAttributeNames(of: node(id)) {
+            bytes.reserveCapacity(names.reduce(0) { $0 + $1.count + 1 })
+            defer {
+                secureZero(&bytes)
+                for index in names.indices { secureZero(&names[index]) }
+            }
+            for name in names {
                 bytes.append(contentsOf: name)
                 bytes.append(0)
             }
@@ -36,8 +47,11 @@ extension FuseAdapter {
     func setxattr(_ req: fuse_req_t, _ id: fuse_ino_t, _ name: UnsafePointer<CChar>, _ value: UnsafePointer<CChar>?,
                   _ size: Int, _ flags: Int32) {
         respond(req) { () throws(Errno) in
-            let bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-            try fileSystem.setExtendedAttribute(Self.name(name), bytes, flags: flags, of: node(id),
+            var bytes = value.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
+            defer { secureZero(&bytes) }
+            var plaintextName = Self.name(name)
+            defer { secureZero(&plaintextName) }
+            try fileSystem.setExtendedAttribute(plaintextName, bytes, flags: flags, of: node(id),
                                                 caller: Self.caller(req))
             fuse_reply_err(req, 0)
         }
@@ -45,7 +59,9 @@ extension FuseAdapter {
 
     func removexattr(_ req: fuse_req_t, _ id: fuse_ino_t, _ name: UnsafePointer<CChar>) {
         respond(req) { () throws(Errno) in
-            try fileSystem.removeExtendedAttribute(Self.name(name), of: node(id))
+            var plaintextName = Self.name(name)
+            defer { secureZero(&plaintextName) }
+            try fileSystem.removeExtendedAttribute(plaintextName, of: node(id))
             fuse_reply_err(req, 0)
         }
     }

@@ -1,6 +1,7 @@
 import CFuse
 import Glibc
 import ProtfsCore
+import ProtfsCrypto
 import ProtfsSystem
 import Synchronization
 
@@ -60,6 +61,17 @@ public final class FuseAdapter: Sendable {
 
     static func name(_ cName: UnsafePointer<CChar>) -> [UInt8] {
         Array(UnsafeRawBufferPointer(start: cName, count: strlen(cName)))
+    }
+
+    /// Calls `body` with `bytes` as a NUL-terminated C string in scratch memory that is
+    /// wiped afterwards (plaintext names and symlink targets on their way to a reply).
+    static func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: bytes.count + 1, alignment: 1) { scratch in
+            defer { secureZero(scratch) }
+            scratch.copyBytes(from: bytes)
+            scratch[bytes.count] = 0
+            return body(scratch.baseAddress!.assumingMemoryBound(to: CChar.self))
+        }
     }
 
     /// Runs a handler; an `Errno` it throws becomes the reply. Out of descriptors, the node

@@ -114,6 +114,35 @@ struct SecretHygieneTests {
         #expect(afterTheLock.isEmpty, "found after the lock: \(afterTheLock)")
     }
 
+    @Test("xattr names and values and symlink targets pass through the daemon without staying in its memory")
+    func repliesAndPayloadsAreWiped() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let pid = try #require(vault.daemon?.processIdentifier)
+        func marker(_ kind: String) -> String { kind + (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
+        let value = marker("value-"), xattrName = marker("xname-"), target = marker("target-")
+        // Each goes in (setxattr, symlink) and comes back out in a reply (getxattr, listxattr,
+        // readlink) several times; the kernel caches none of these replies.
+        let used = vault.shell("""
+            set -e
+            echo data > f
+            setfattr -n user.\(xattrName) -v \(value) f
+            ln -s \(target) link
+            for i in 1 2 3; do
+                [ "$(getfattr --only-values -n user.\(xattrName) f)" = \(value) ]
+                getfattr -d f | grep -q \(xattrName)
+                [ "$(readlink link)" = \(target) ]
+                ls -l > /dev/null
+            done
+            """)
+        try #require(used.succeeded, "\(used.stdout)\(used.stderr)")
+        let needles = [("the xattr value", Array(value.utf8)), ("the xattr name", Array(xattrName.utf8)),
+                       ("the symlink target", Array(target.utf8))]
+        let found = try scan(pid, for: needles)
+        #expect(found.isEmpty, "found in the daemon's memory: \(found)")
+    }
+
     @Test("the daemon is not dumpable, writes no core, and no passcode is in its argv, environment, log or messages")
     func noCoreNoDumpNoPasscodeAnywhere() throws {
         let vault = try TestVault()
