@@ -6,8 +6,10 @@ import ProtfsSystem
 /// key wrapped under one class and a MAC under the device-derived header key. The MAC needs
 /// no class key, so a file's class can be checked in every lock state. A re-class writes the
 /// other slot with a higher generation; a torn write leaves the old slot in force.
-/// Format 2 hides each slot's class under a device-derived stream key; format 1 (the first
-/// builds) stored it in the clear, and its files keep that format, a re-class included.
+/// Format 2 hides each slot's generation and class under a device-derived stream key, puts a
+/// new file's key in a random slot and fills the unused slot with random bytes, so a header
+/// shows neither the class nor whether the file was ever re-classed; format 1 (the first
+/// builds) stored both in the clear, and its files keep that format, a re-class included.
 public struct FileHeader: Sendable {
     public static let byteCount = 328
     /// The version new files get.
@@ -49,7 +51,7 @@ public struct FileHeader: Sendable {
     public var generation: UInt64 { activeSlot.generation }
 
     /// A header for a new file: a random file id and file key, wrapped for `protectionClass`
-    /// in slot 0 at generation 1. For `completeUnlessOpen` only the class public key is
+    /// at generation 1 in a random slot (format 2; slot 0 in format 1). For `completeUnlessOpen` only the class public key is
     /// needed, so this works while locked. `EACCES` when the needed key is not in `keyring`.
     /// (`version` 1 is for tests of what the first builds wrote.)
     public static func create(protectionClass: ProtectionClass, keyring: ClassKeyring,
@@ -60,9 +62,10 @@ public struct FileHeader: Sendable {
         let slot = HeaderSlot(generation: 1, protectionClass: protectionClass,
                               wrappedKey: try WrappedFileKey(wrapping: fileKey, for: protectionClass, fileID: fileID,
                                                              version: version, keyring: keyring))
-        let header = FileHeader(fileID: fileID, version: version,
-                                slotBytes: [slot.encoded(prefix: prefix, version: version, keyring: keyring), HeaderSlot.empty],
-                                activeSlotIndex: 0, activeSlot: slot)
+        let index = version >= 2 ? Int.random(in: 0...1) : 0
+        var slotBytes = [HeaderSlot.unused(version: version), HeaderSlot.unused(version: version)]
+        slotBytes[index] = slot.encoded(prefix: prefix, version: version, keyring: keyring)
+        let header = FileHeader(fileID: fileID, version: version, slotBytes: slotBytes, activeSlotIndex: index, activeSlot: slot)
         return (header, fileKey)
     }
 
@@ -97,7 +100,7 @@ public struct FileHeader: Sendable {
     }
 
     /// Re-classes the file: wraps `fileKey` for `newClass` into the other slot with the next
-    /// generation, which becomes the active one, and empties the superseded slot (its wrap
+    /// generation, which becomes the active one, and overwrites the superseded slot (its wrap
     /// under the old class must not outlive the re-class). The header keeps its format
     /// version: the prefix both slots authenticate cannot change in place. Nothing is written: call
     /// `commitRewrap(to:)`. `EACCES` when the new class's key is not in `keyring`.
@@ -107,13 +110,13 @@ public struct FileHeader: Sendable {
                                                              version: version, keyring: keyring))
         let newIndex = 1 - activeSlotIndex
         slotBytes[newIndex] = slot.encoded(prefix: Self.prefix(fileID: fileID, version: version), version: version, keyring: keyring)
-        slotBytes[activeSlotIndex] = HeaderSlot.empty
+        slotBytes[activeSlotIndex] = HeaderSlot.unused(version: version)
         activeSlotIndex = newIndex
         activeSlot = slot
     }
 
     /// Writes a re-class crash-atomically: the new active slot, a data sync (from here on a
-    /// crash leaves the new class in force; before, the old one), then the emptied old slot
+    /// crash leaves the new class in force; before, the old one), then the overwritten old slot
     /// and another sync.
     public func commitRewrap(to descriptor: FileDescriptor) throws(Errno) {
         try writeSlot(activeSlotIndex, to: descriptor)
@@ -174,16 +177,22 @@ struct HeaderSlot: Sendable {
     static let byteCount = 152
     static let authenticatedByteCount = 120
     static let macByteCount = 32
-    static let empty = [UInt8](repeating: 0, count: byteCount)
-    /// Format 2 hides the class, the wrap kind, the reserved bytes and the ephemeral key
-    /// (whose presence would tell `completeUnlessOpen`): XChaCha20 under the `pfhdrcls` key
-    /// with the sealed key's own random nonce, MACed as stored.
-    static let hiddenRange = 8..<48
+    /// Format 2 hides the generation (a re-class would show), the class, the wrap kind, the
+    /// reserved bytes and the ephemeral key (whose presence would tell `completeUnlessOpen`):
+    /// XChaCha20 under the `pfhdrcls` key with the sealed key's own random nonce, MACed as
+    /// stored.
+    static let hiddenRange = 0..<48
     static let nonceRange = 48..<72
 
     let generation: UInt64
     let protectionClass: ProtectionClass
     let wrappedKey: WrappedFileKey
+
+    /// A slot holding no key: zeros in format 1; random bytes in format 2, which look like a
+    /// valid slot to anyone without the header MAC key, and never authenticate.
+    static func unused(version: UInt16) -> [UInt8] {
+        version >= 2 ? SecureRandom.bytes(byteCount) : [UInt8](repeating: 0, count: byteCount)
+    }
 
     init(generation: UInt64, protectionClass: ProtectionClass, wrappedKey: WrappedFileKey) {
         self.generation = generation

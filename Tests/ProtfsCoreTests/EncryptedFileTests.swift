@@ -213,12 +213,14 @@ import ProtfsSystem
         let data = randomBytes(10_000, using: &generator)
         let file = try create("r", .complete)
         try file.write(data, at: 0)
+        let oldSlot = 24 + file.header.activeSlotIndex * 152
+        let before = try directory.backingBytes("r")[oldSlot ..< oldSlot + 152]
         try file.reclass(to: .none, keyring: keyring)
         #expect(file.protectionClass == .none)
         #expect(try reopen("r").protectionClass == .none)
         #expect(try reopen("r").readAll() == data)
         // The old wrap under `complete` is gone from the backing file.
-        #expect(try directory.backingBytes("r")[24..<176].allSatisfy { $0 == 0 })
+        #expect(try directory.backingBytes("r")[oldSlot ..< oldSlot + 152] != before)
 
         keyring.remove([.complete, .completeUnlessOpen])
         try file.reclass(to: .completeUnlessOpen, keyring: keyring)
@@ -236,14 +238,15 @@ import ProtfsSystem
         var header = file.header
         let fileKey = try header.unwrapFileKey(keyring: keyring)
         try header.rewrap(to: .none, fileKey: fileKey, keyring: keyring)
-        let newSlot = Array(header.encoded()[176..<328])
+        let start = 24 + header.activeSlotIndex * 152
+        let newSlot = Array(header.encoded()[start ..< start + 152])
         // Half of the new slot reached the disk.
-        try directory.patchBacking("r", at: 176, Array(newSlot[0..<76]))
+        try directory.patchBacking("r", at: Int64(start), Array(newSlot[0..<76]))
         var reopened = try reopen("r")
         #expect(reopened.protectionClass == .complete && reopened.header.generation == 1)
         #expect(try reopened.readAll() == [1, 2, 3])
         // All of it, but not the emptying of the old slot: the new class is in force.
-        try directory.patchBacking("r", at: 176, newSlot)
+        try directory.patchBacking("r", at: Int64(start), newSlot)
         reopened = try reopen("r")
         #expect(reopened.protectionClass == .none && reopened.header.generation == 2)
         #expect(try reopened.readAll() == [1, 2, 3])

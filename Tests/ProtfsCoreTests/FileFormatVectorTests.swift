@@ -20,12 +20,17 @@ import ProtfsSystem
         let version: UInt16
         let completeFileID: String
         let classBFileID: String
+        /// The slot each file's key is in (format 2 picks a new file's at random).
+        let completeSlot: Int
+        let classBSlot: Int
         var folder: URL { FileFormatVectorTests.vectors.appendingPathComponent("file-v\(version)") }
         var testDescription: String { "format \(version)" }
     }
     static let formats = [
-        Format(version: 1, completeFileID: "c3daba86308a64931590d499b57f5b02", classBFileID: "fc2d4c8c4c81469a8ccf9a3497a3e5d6"),
-        Format(version: 2, completeFileID: "5d28563fc9e68e7d1a89105e34e405ac", classBFileID: "e2d27bb0d2b97f6ccacbf8bfd02152d6"),
+        Format(version: 1, completeFileID: "c3daba86308a64931590d499b57f5b02", classBFileID: "fc2d4c8c4c81469a8ccf9a3497a3e5d6",
+               completeSlot: 0, classBSlot: 1),
+        Format(version: 2, completeFileID: "2d13ec235fd61e89f65412e597708bbd", classBFileID: "0eef83e42713f368af2695fe732f87bf",
+               completeSlot: 1, classBSlot: 1),
     ]
 
     let keys: ContentTestKeys
@@ -70,14 +75,16 @@ import ProtfsSystem
         #expect(file.fileID.description == format.completeFileID)
         #expect(file.header.version == format.version)
         #expect(file.protectionClass == .complete)
-        #expect(file.header.generation == 1 && file.header.activeSlotIndex == 0)
+        #expect(file.header.generation == 1 && file.header.activeSlotIndex == format.completeSlot)
         #expect(try file.size() == Int64(plaintext.count))
         #expect(try file.readAll() == plaintext)
         let backing = try Self.vector("complete.pfsf", format)
         #expect(Int64(backing.count) == ContentLayout.backingSize(plaintextSize: Int64(plaintext.count)))
         // Chunk 1 is stored as a hole.
         #expect(backing[328 + 4136 ..< 328 + 2 * 4136].allSatisfy { $0 == 0 })
-        #expect(backing[176...327].allSatisfy { $0 == 0 })
+        // The unused slot: zeros in format 1, random bytes in format 2.
+        let unused = 24 + (1 - format.completeSlot) * 152
+        #expect(backing[unused ..< unused + 152].allSatisfy { $0 == 0 } == (format.version == 1))
     }
 
     @Test(arguments: formats)
@@ -86,9 +93,10 @@ import ProtfsSystem
         #expect(file.fileID.description == format.classBFileID)
         #expect(file.header.version == format.version)
         #expect(file.protectionClass == .completeUnlessOpen)
-        #expect(file.header.generation == 2 && file.header.activeSlotIndex == 1)
+        #expect(file.header.generation == 2 && file.header.activeSlotIndex == format.classBSlot)
         #expect(try file.readAll() == plaintext)
-        #expect(try Self.vector("completeUnlessOpen.pfsf", format)[24..<176].allSatisfy { $0 == 0 })
+        let superseded = 24 + (1 - format.classBSlot) * 152
+        #expect(try Self.vector("completeUnlessOpen.pfsf", format)[superseded ..< superseded + 152].allSatisfy { $0 == 0 } == (format.version == 1))
     }
 
     @Test(arguments: formats)

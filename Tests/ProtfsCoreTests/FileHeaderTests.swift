@@ -14,14 +14,16 @@ import ProtfsSystem
         #expect(bytes.count == FileHeader.byteCount)
         #expect(Array(bytes[0..<4]) == Array("PFSF".utf8))
         #expect(bytes[4] == 2 && bytes[5] == 0, "format 2")
-        #expect(bytes[24] == 1 && bytes[25..<32].allSatisfy { $0 == 0 }, "generation 1")
-        // Slot bytes 8..<48 are hidden under the pfhdrcls stream, the sealed key's nonce as nonce.
-        let hidden = XChaCha20.xor(Array(bytes[32..<72]), nonce: Array(bytes[72..<96]), key: keyring.deviceKeys.headerClass)
-        #expect(hidden[0] == protectionClass.rawValue)
-        #expect(hidden[1] == (protectionClass == .completeUnlessOpen ? 3 : 4))
-        #expect(hidden[2..<8].allSatisfy { $0 == 0 })
-        #expect(hidden[8...].allSatisfy { $0 == 0 } == (protectionClass != .completeUnlessOpen), "the ephemeral key, for class B only")
-        #expect(bytes[176...].allSatisfy { $0 == 0 }, "slot 1 starts empty")
+        let active = Self.slotStart(header.activeSlotIndex), unused = Self.slotStart(1 - header.activeSlotIndex)
+        // Slot bytes 0..<48 are hidden under the pfhdrcls stream, the sealed key's nonce as nonce.
+        let hidden = XChaCha20.xor(Array(bytes[active ..< active + 48]), nonce: Array(bytes[active + 48 ..< active + 72]),
+                                   key: keyring.deviceKeys.headerClass)
+        #expect(hidden[0] == 1 && hidden[1..<8].allSatisfy { $0 == 0 }, "generation 1")
+        #expect(hidden[8] == protectionClass.rawValue)
+        #expect(hidden[9] == (protectionClass == .completeUnlessOpen ? 3 : 4))
+        #expect(hidden[10..<16].allSatisfy { $0 == 0 })
+        #expect(hidden[16...].allSatisfy { $0 == 0 } == (protectionClass != .completeUnlessOpen), "the ephemeral key, for class B only")
+        #expect(!bytes[unused ..< unused + 152].allSatisfy { $0 == 0 }, "the unused slot is random bytes, not zeros")
         let decoded = try FileHeader.decode(bytes, keyring: keyring)
         #expect(decoded.fileID == header.fileID)
         #expect(decoded.protectionClass == protectionClass)
@@ -29,27 +31,44 @@ import ProtfsSystem
         #expect(try decoded.unwrapFileKey(keyring: keyring).isEqual(to: fileKey))
     }
 
+    /// The offsets at which every header of one group holds one value that differs from
+    /// another group's: what would let an observer of the backing directory tell the groups
+    /// apart.
+    static func tellingOffsets(_ groups: [[[UInt8]]]) -> [Int] {
+        let constants = groups.map { headers in
+            Dictionary(uniqueKeysWithValues: (0..<FileHeader.byteCount).compactMap { offset in
+                Set(headers.map { $0[offset] }).count == 1 ? (offset, headers[0][offset]) : nil
+            })
+        }
+        return (0..<FileHeader.byteCount).filter { offset in Set(constants.map { $0[offset] }).count > 1 }
+    }
+
     /// What a backing observer sees of a header must not depend on its class: a byte that is
     /// the same in every header of one class must be that same value for every class (the
-    /// magic, the version, the generation, the empty slot). Format 1 fails this, which shows
-    /// the check can fail.
+    /// magic, the version). Format 1 fails this, which shows the check can fail.
     @Test func theClassIsHiddenFromTheBackingBytes() throws {
-        func classDependentOffsets(version: UInt16) throws -> [Int] {
-            var constants: [ProtectionClass: [Int: UInt8]] = [:]
-            for protectionClass in ProtectionClass.allCases {
-                let headers = try (0..<24).map { _ in
-                    try FileHeader.create(protectionClass: protectionClass, keyring: keyring, version: version).0.encoded()
-                }
-                constants[protectionClass] = Dictionary(uniqueKeysWithValues: (0..<FileHeader.byteCount).compactMap { offset in
-                    Set(headers.map { $0[offset] }).count == 1 ? (offset, headers[0][offset]) : nil
-                })
-            }
-            let all = Array(constants.values)
-            return (0..<FileHeader.byteCount).filter { offset in Set(all.map { $0[offset] }).count > 1 }
+        func headers(_ protectionClass: ProtectionClass, version: UInt16) throws -> [[UInt8]] {
+            try (0..<24).map { _ in try FileHeader.create(protectionClass: protectionClass, keyring: keyring, version: version).0.encoded() }
         }
-        #expect(try classDependentOffsets(version: 2) == [])
-        let formatOne = try classDependentOffsets(version: 1)
+        #expect(try Self.tellingOffsets(ProtectionClass.allCases.map { try headers($0, version: 2) }) == [])
+        let formatOne = try Self.tellingOffsets(ProtectionClass.allCases.map { try headers($0, version: 1) })
         #expect(formatOne.contains(24 + 8) && formatOne.contains(24 + 9), "format 1 stored the class and wrap kind in the clear")
+    }
+
+    /// Nor whether it was ever re-classed: a file made in its parent's class would otherwise
+    /// give its class away through the parent's, and a re-classed one stand out.
+    @Test func aReclassIsHiddenFromTheBackingBytes() throws {
+        func groups(version: UInt16) throws -> [[[UInt8]]] {
+            let fresh = try (0..<24).map { _ in try FileHeader.create(protectionClass: .none, keyring: keyring, version: version).0.encoded() }
+            let reclassed = try (0..<24).map { _ in
+                var (header, fileKey) = try FileHeader.create(protectionClass: .complete, keyring: keyring, version: version)
+                try header.rewrap(to: .none, fileKey: fileKey, keyring: keyring)
+                return header.encoded()
+            }
+            return [fresh, reclassed]
+        }
+        #expect(try Self.tellingOffsets(groups(version: 2)) == [])
+        #expect(try Self.tellingOffsets(groups(version: 1)).contains(24), "format 1 showed the generation and slot")
     }
 
     @Test func aFormatOneHeaderStaysFormatOneThroughAReclass() throws {
@@ -105,12 +124,16 @@ import ProtfsSystem
         #expect(throws: Errno.io) { try FileHeader.decode(header.encoded(), keyring: sameDevice) }
     }
 
-    @Test func rewrapMovesToTheOtherSlotAndEmptiesTheOldOne() throws {
+    static func slotStart(_ index: Int) -> Int { FileHeader.prefixByteCount + index * HeaderSlot.byteCount }
+
+    @Test func rewrapMovesToTheOtherSlotAndOverwritesTheOldOne() throws {
         var (header, fileKey) = try FileHeader.create(protectionClass: .complete, keyring: keyring)
+        let first = header.activeSlotIndex, old = Self.slotStart(first)
+        let before = header.encoded()
         try header.rewrap(to: .none, fileKey: fileKey, keyring: keyring)
-        #expect(header.activeSlotIndex == 1 && header.generation == 2 && header.protectionClass == .none)
+        #expect(header.activeSlotIndex == 1 - first && header.generation == 2 && header.protectionClass == .none)
         let bytes = header.encoded()
-        #expect(bytes[24..<176].allSatisfy { $0 == 0 })
+        #expect(bytes[old ..< old + 152] != before[old ..< old + 152], "the wrap under the old class is gone")
         let decoded = try FileHeader.decode(bytes, keyring: keyring)
         #expect(decoded.protectionClass == .none && decoded.generation == 2)
         #expect(try decoded.unwrapFileKey(keyring: keyring).isEqual(to: fileKey))
@@ -118,30 +141,33 @@ import ProtfsSystem
         keyring.remove([.completeUnlessOpen, .complete])
         var again = decoded
         try again.rewrap(to: .completeUnlessOpen, fileKey: fileKey, keyring: keyring)
-        #expect(again.activeSlotIndex == 0 && again.generation == 3)
+        #expect(again.activeSlotIndex == first && again.generation == 3)
         #expect(throws: Errno.permissionDenied) { try again.rewrap(to: .complete, fileKey: fileKey, keyring: keyring) }
         keyring.install(keys.classKeys[.completeUnlessOpen]!, for: .completeUnlessOpen)
         #expect(try FileHeader.decode(again.encoded(), keyring: keyring).unwrapFileKey(keyring: keyring).isEqual(to: fileKey))
     }
 
-    /// Both slots valid, as after a crash between the two syncs of a re-class.
-    func headerWithBothSlots() throws -> [UInt8] {
+    /// Both slots valid, as after a crash between the two syncs of a re-class (`complete` at
+    /// generation 1 in the old slot, `none` at generation 2 in the new), and where each starts.
+    func headerWithBothSlots() throws -> (bytes: [UInt8], old: Int, new: Int) {
         var (header, fileKey) = try FileHeader.create(protectionClass: .complete, keyring: keyring)
-        let old = header.encoded()
+        var bytes = header.encoded()
         try header.rewrap(to: .none, fileKey: fileKey, keyring: keyring)
-        return Array(old[0..<176]) + Array(header.encoded()[176...])
+        let new = Self.slotStart(header.activeSlotIndex)
+        bytes.replaceSubrange(new ..< new + 152, with: header.encoded()[new ..< new + 152])
+        return (bytes, Self.slotStart(1 - header.activeSlotIndex), new)
     }
 
     @Test func highestValidGenerationWins() throws {
-        let bytes = try headerWithBothSlots()
+        let (bytes, old, new) = try headerWithBothSlots()
         #expect(try FileHeader.decode(bytes, keyring: keyring).protectionClass == .none)
-        for offset in [176, 176 + 8, 176 + 9, 176 + 10, 176 + 20, 176 + 60, 176 + 119, 176 + 120, 176 + 151] {
+        for offset in [0, 8, 9, 10, 20, 60, 119, 120, 151].map({ new + $0 }) {
             var damaged = bytes
             damaged[offset] ^= 0x10
             let decoded = try FileHeader.decode(damaged, keyring: keyring)
             #expect(decoded.protectionClass == .complete && decoded.generation == 1, "byte \(offset)")
         }
-        for offset in [24, 24 + 8, 24 + 60, 24 + 151] {
+        for offset in [0, 8, 60, 151].map({ old + $0 }) {
             var damaged = bytes
             damaged[offset] ^= 0x10
             #expect(try FileHeader.decode(damaged, keyring: keyring).protectionClass == .none, "byte \(offset)")
@@ -151,7 +177,8 @@ import ProtfsSystem
     @Test func everyHeaderBitMattersWhenOneSlotIsValid() throws {
         let (header, _) = try FileHeader.create(protectionClass: .completeUntilFirstUserAuthentication, keyring: keyring)
         let bytes = header.encoded()
-        for offset in 0..<176 {
+        let active = Self.slotStart(header.activeSlotIndex)
+        for offset in Array(0..<FileHeader.prefixByteCount) + Array(active ..< active + 152) {
             for bit in [0, 7] {
                 var damaged = bytes
                 damaged[offset] ^= UInt8(1 << bit)
@@ -159,14 +186,14 @@ import ProtfsSystem
             }
         }
         // Both slots damaged: nothing is in force.
-        var both = try headerWithBothSlots()
+        var both = try headerWithBothSlots().bytes
         both[30] ^= 1
         both[200] ^= 1
         #expect(FileHeader.diagnose(both, keyring: keyring) == .noValidSlot)
     }
 
     @Test func classChangeWithoutTheMACIsRejected() throws {
-        let (header, _) = try FileHeader.create(protectionClass: .complete, keyring: keyring)
+        let (header, _) = try FileHeader.create(protectionClass: .complete, keyring: keyring, version: 1)
         var bytes = header.encoded()
         bytes[24 + 8] = ProtectionClass.none.rawValue
         #expect(throws: Errno.io) { try FileHeader.decode(bytes, keyring: keyring) }
