@@ -68,14 +68,15 @@ extension FuseAdapter {
                                        VaultFileSystem.ListedEntry, off_t) -> Int) {
         respond(req) { () throws(Errno) in
             let listing = try fileSystem.openListing(of: node(id))
-            // The reply holds plaintext names: wiped once the kernel has it.
+            // The reply holds plaintext names: wiped once the kernel has it, as far as it was
+            // filled (an entry is only written where it fits).
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
+            var used = 0
             defer {
-                secureZero(buffer)
+                secureZero(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<used]))
                 buffer.deallocate()
             }
             let start = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
-            var used = 0
             let directoryInode = listing.directory.identity.inode
             listing.read(from: Int64(offset), undecodable: { name in
                 log.damage("undecodable entry \(name) in the backing directory of inode \(directoryInode)")
