@@ -2,6 +2,7 @@ import Testing
 @testable import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem
+import ProtfsTestSupport
 
 @Suite struct DirectoryMetadataTests {
     let keys = FilesystemKeys(filesystemKey: .random())
@@ -38,13 +39,9 @@ import ProtfsSystem
     @Test func theClassIsHiddenFromTheBackingBytes() {
         let directory = DirectoryMetadata.new(protectionClass: .none)
         func classDependentOffsets(_ record: (ProtectionClass) -> DirectoryMetadata) -> [Int] {
-            let constants = ProtectionClass.allCases.map { protectionClass in
-                let records = (0..<24).map { _ in record(protectionClass).encoded(vaultID: vaultID, keys: keys) }
-                return Dictionary(uniqueKeysWithValues: records[0].indices.compactMap { offset in
-                    Set(records.map { $0[offset] }).count == 1 ? (offset, records[0][offset]) : nil
-                })
-            }
-            return (0..<96).filter { offset in Set(constants.map { $0[offset] }).count > 1 }
+            tellingOffsets(ProtectionClass.allCases.map { protectionClass in
+                (0..<24).map { _ in record(protectionClass).encoded(vaultID: vaultID, keys: keys) }
+            })
         }
         #expect(classDependentOffsets { directory.withClass($0) } == [])
         let formatOne = classDependentOffsets {

@@ -2,6 +2,7 @@ import Testing
 @testable import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem
+import ProtfsTestSupport
 
 @Suite struct FileHeaderTests {
     let keys = ContentTestKeys()
@@ -31,18 +32,6 @@ import ProtfsSystem
         #expect(try decoded.unwrapFileKey(keyring: keyring).isEqual(to: fileKey))
     }
 
-    /// The offsets at which every header of one group holds one value that differs from
-    /// another group's: what would let an observer of the backing directory tell the groups
-    /// apart.
-    static func tellingOffsets(_ groups: [[[UInt8]]]) -> [Int] {
-        let constants = groups.map { headers in
-            Dictionary(uniqueKeysWithValues: (0..<FileHeader.byteCount).compactMap { offset in
-                Set(headers.map { $0[offset] }).count == 1 ? (offset, headers[0][offset]) : nil
-            })
-        }
-        return (0..<FileHeader.byteCount).filter { offset in Set(constants.map { $0[offset] }).count > 1 }
-    }
-
     /// What a backing observer sees of a header must not depend on its class: a byte that is
     /// the same in every header of one class must be that same value for every class (the
     /// magic, the version). Format 1 fails this, which shows the check can fail.
@@ -50,8 +39,8 @@ import ProtfsSystem
         func headers(_ protectionClass: ProtectionClass, version: UInt16) throws -> [[UInt8]] {
             try (0..<24).map { _ in try FileHeader.create(protectionClass: protectionClass, keyring: keyring, version: version).0.encoded() }
         }
-        #expect(try Self.tellingOffsets(ProtectionClass.allCases.map { try headers($0, version: 2) }) == [])
-        let formatOne = try Self.tellingOffsets(ProtectionClass.allCases.map { try headers($0, version: 1) })
+        #expect(try tellingOffsets(ProtectionClass.allCases.map { try headers($0, version: 2) }) == [])
+        let formatOne = try tellingOffsets(ProtectionClass.allCases.map { try headers($0, version: 1) })
         #expect(formatOne.contains(24 + 8) && formatOne.contains(24 + 9), "format 1 stored the class and wrap kind in the clear")
     }
 
@@ -67,8 +56,8 @@ import ProtfsSystem
             }
             return [fresh, reclassed]
         }
-        #expect(try Self.tellingOffsets(groups(version: 2)) == [])
-        #expect(try Self.tellingOffsets(groups(version: 1)).contains(24), "format 1 showed the generation and slot")
+        #expect(try tellingOffsets(groups(version: 2)) == [])
+        #expect(try tellingOffsets(groups(version: 1)).contains(24), "format 1 showed the generation and slot")
     }
 
     @Test func aFormatOneHeaderStaysFormatOneThroughAReclass() throws {
