@@ -39,6 +39,27 @@ extension VaultFileSystem {
         return try attributes(of: node)
     }
 
+    /// What a write by a caller without `CAP_FSETID` leaves of `mode` (the kernel's rule):
+    /// no set-user-ID bit, and no set-group-ID bit when group execution is on (without it,
+    /// the bit means mandatory locking and stays).
+    public static func modeAfterUnprivilegedWrite(_ mode: mode_t) -> mode_t {
+        var kept = mode & ~mode_t(S_ISUID)
+        if mode & mode_t(S_ISGID | S_IXGRP) == mode_t(S_ISGID | S_IXGRP) { kept &= ~mode_t(S_ISGID) }
+        return kept
+    }
+
+    /// Drops the set-ID bits of a file before a write the kernel flagged with
+    /// `FUSE_WRITE_KILL_SUIDGID`: on a direct-I/O descriptor the kernel does not drop them
+    /// itself. `true` when the mode changed, so the kernel's cached attributes are stale.
+    public func dropSetIDBits(of node: BackingNode) throws(Errno) -> Bool {
+        try requireVaultFile(node)
+        let mode = try node.status().st_mode & 0o7777
+        let kept = Self.modeAfterUnprivilegedWrite(mode)
+        guard kept != mode else { return false }
+        try node.descriptor.setMode(kept)
+        return true
+    }
+
     /// A regular file must carry a header of this vault before anything changes its inode: a
     /// hard link planted in the backing directory to a file outside it shares that file's
     /// inode, and a chmod, chown or touch through the mount would change the outside file.

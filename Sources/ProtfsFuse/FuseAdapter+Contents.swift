@@ -60,11 +60,17 @@ extension FuseAdapter {
         }
     }
 
-    func write(_ req: fuse_req_t, _ data: UnsafePointer<CChar>, _ size: Int, _ offset: off_t,
+    func write(_ req: fuse_req_t, _ id: fuse_ino_t, _ data: UnsafePointer<CChar>, _ size: Int, _ offset: off_t,
                _ fi: UnsafeMutablePointer<fuse_file_info>) {
         // The payload sits in the request buffer, which `RequestLoop` wipes once handled.
         respond(req) { () throws(Errno) in
             guard let handle = Self.handle(fi) else { throw .badFile }
+            // A writer without CAP_FSETID through a direct-I/O descriptor: the kernel leaves the
+            // set-ID bits to us (through the page cache it drops them itself, by a SETATTR).
+            let flags = RequestLoop.writeArguments(precedingPayload: data).write_flags
+            if flags & UInt32(FUSE_WRITE_KILL_SUIDGID) != 0, try fileSystem.dropSetIDBits(of: node(id)), let session {
+                _ = fuse_lowlevel_notify_inval_inode(session, id, -1, 0)
+            }
             try fileSystem.write(handle, UnsafeRawBufferPointer(start: data, count: size), at: Int64(offset))
             fuse_reply_write(req, size)
         }

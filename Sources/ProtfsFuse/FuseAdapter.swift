@@ -1,4 +1,5 @@
 import CFuse
+import CProtfsSys
 import Glibc
 import ProtfsCore
 import ProtfsCrypto
@@ -116,5 +117,10 @@ public final class FuseAdapter: Sendable {
         // Data is sealed as it is written, so `close` has nothing to flush: the kernel can
         // skip the FLUSH round trip (two per `echo > file`).
         fi.pointee.noflush = 1
+        // An O_DIRECT open gets FOPEN_DIRECT_IO: the kernel then sends its reads and writes
+        // straight here, without asking for `security.capability` before every write (a round
+        // trip: 4 KiB random writes 18-19k IOPS without, 25-27k with). Such a descriptor
+        // cannot be mapped shared (ENODEV), as with libfuse's passthrough_hp.
+        if fi.pointee.flags & protfs_O_DIRECT != 0 { fi.pointee.direct_io = 1 }
     }
 }

@@ -51,7 +51,7 @@ enum LowLevelOperations {
         ops.open = { req, ino, fi in FuseAdapter.from(req!).open(req!, ino, fi!) }
         ops.create = { req, parent, name, mode, fi in FuseAdapter.from(req!).create(req!, parent, name!, mode, fi!) }
         ops.read = { req, _, size, offset, fi in FuseAdapter.from(req!).read(req!, size, offset, fi!) }
-        ops.write = { req, _, data, size, offset, fi in FuseAdapter.from(req!).write(req!, data!, size, offset, fi!) }
+        ops.write = { req, ino, data, size, offset, fi in FuseAdapter.from(req!).write(req!, ino, data!, size, offset, fi!) }
         ops.flush = { req, _, _ in FuseAdapter.from(req!).flush(req!) }
         ops.release = { req, _, fi in FuseAdapter.from(req!).release(req!, fi!) }
         ops.fsync = { req, _, dataOnly, fi in FuseAdapter.from(req!).fsync(req!, dataOnly, fi!) }

@@ -252,6 +252,14 @@ final class RequestLoop: @unchecked Sendable {
         if large { largeInFlight.subtract(1, ordering: .relaxed) }
     }
 
+    /// The arguments of the WRITE whose payload starts at `payload`. The loop hands libfuse
+    /// whole request buffers as the kernel wrote them (never a spliced pipe), and libfuse
+    /// passes a WRITE's payload as the bytes right after its `fuse_write_in`; libfuse 3.14
+    /// keeps `write_flags` to itself otherwise.
+    static func writeArguments(precedingPayload payload: UnsafeRawPointer) -> fuse_write_in {
+        (payload - MemoryLayout<fuse_write_in>.size).loadUnaligned(as: fuse_write_in.self)
+    }
+
     /// A READ or WRITE of `largeRequestBytes` or more.
     static func isLarge(_ request: UnsafeMutableRawBufferPointer) -> Bool {
         let header = request.loadUnaligned(as: fuse_in_header.self)

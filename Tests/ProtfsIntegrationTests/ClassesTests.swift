@@ -59,6 +59,8 @@ struct ClassesTests {
         Command(label: "cp out of the vault", script: "cp DIR/f OUT/copied-CLASS && cat OUT/copied-CLASS",
                 need: .existingContent, output: contents),
         Command(label: "cp into the vault", script: "cp OUT/source DIR/copied && stat -c %s DIR/copied", need: .newFile, output: "7\n"),
+        Command(label: "O_DIRECT read", script: "dd if=DIR/f iflag=direct bs=4096 status=none", need: .existingContent, output: contents),
+        Command(label: "O_DIRECT write", script: "printf x | dd of=DIR/g oflag=direct conv=notrunc status=none", need: .existingContent),
         Command(label: "echo >> existing", script: "echo more >> DIR/g", need: .existingContent),
         Command(label: "echo >> new", script: "echo new >> DIR/appended", need: .newFile),
         Command(label: "touch existing", script: "touch DIR/f", need: .nothing),

@@ -59,15 +59,19 @@ struct LockTransitionTests {
 
     enum LockKind: String, CaseIterable { case now, graceEnds }
 
+    /// How the handle is opened: through the page cache, or O_DIRECT (direct I/O: every read
+    /// and write comes to the daemon, nothing of it is cached).
+    enum Access: String, CaseIterable { case cached, direct }
+
     @Test("a complete handle opened before the lock: read and write get EACCES, fsync and close succeed",
-          arguments: LockKind.allCases)
-    func completeHandleAcrossTheLock(_ kind: LockKind) throws {
+          arguments: LockKind.allCases, Access.allCases)
+    func completeHandleAcrossTheLock(_ kind: LockKind, _ access: Access) throws {
         let vault = try TestVault()
         defer { try? vault.unmount() }
         try vault.mount(in: .unlocked, grace: kind == .now ? 600 : 2) { try vault.makeClassDirectories(holding: ["f": "complete\n"]) }
         let client = runClient(vault, #"""
-            path, kind = sys.argv[3], sys.argv[4]
-            fd = os.open(path, os.O_RDWR)
+            path, kind, access = sys.argv[3], sys.argv[4], sys.argv[5]
+            fd = os.open(path, os.O_RDWR | (os.O_DIRECT if access == "direct" else 0))
             print("read before", reads(fd, b"complete\n"))
             print("write before", attempt(lambda: os.pwrite(fd, b"C", 0)))
             if kind == "now":
@@ -81,7 +85,7 @@ struct LockTransitionTests {
             print("fsync after", attempt(lambda: os.fsync(fd)))
             print("close", attempt(lambda: os.close(fd)))
             print("open anew", attempt(lambda: os.close(os.open(path, os.O_RDONLY))))
-            """#, [vault.path("d-complete/f"), kind.rawValue])
+            """#, [vault.path("d-complete/f"), kind.rawValue, access.rawValue])
         let expected = ["read before ok", "write before ok"] + (kind == .graceEnds ? ["read in the grace ok"] : [])
             + ["state locked", "read after EACCES", "write after EACCES", "fsync after ok", "close ok", "open anew EACCES"]
         #expect(client.stdout.split(separator: "\n").map(String.init) == expected, "\(client.stdout)\(client.stderr)")

@@ -93,6 +93,61 @@ struct PosixSemanticsTests {
             """, on: vault)
     }
 
+    @Test("a write by a user without CAP_FSETID drops set-ID bits, through the page cache and with O_DIRECT; root's keeps them")
+    func setIDBitsOnWrite() throws {
+        let vault = try TestVault()
+        try vault.mount(options: ["allow_other"])
+        defer { try? vault.unmount() }
+        // O_DIRECT descriptors get direct I/O, where the kernel leaves the bits to the daemon.
+        run("""
+            chmod 1777 .
+            write() { setpriv "$@" /usr/bin/python3 -c '
+            import mmap, os, sys
+            fd = os.open(sys.argv[1], os.O_WRONLY | (os.O_DIRECT if sys.argv[2] == "direct" else 0))
+            block = mmap.mmap(-1, 4096)
+            block.write(b"w" * 4096)
+            assert os.pwritev(fd, [block], 4096) == 4096
+            os.close(fd)' "$file" "$how"; }
+            nobody="--reuid=65534 --regid=65534 --clear-groups"
+            for how in cached direct; do
+                for case in 6775:775 4755:755 2775:775 2765:2765; do
+                    file=$how-${case%%:*}
+                    setpriv $nobody sh -c "head -c 8192 /dev/zero > $file && chmod ${case%%:*} $file"
+                    write $nobody
+                    [ "$(stat -c %a $file)" = "${case##*:}" ] || { echo "$file: $(stat -c %a $file) after nobody wrote"; exit 1; }
+                    chmod ${case%%:*} $file
+                    write --reuid=0
+                    [ "$(stat -c %a $file)" = "${case%%:*}" ] || { echo "$file: $(stat -c %a $file) after root wrote"; exit 1; }
+                    [ "$(head -c 8192 $file | tail -c 4096 | tr -d w | wc -c)" = 0 ]
+                done
+            done
+            """, on: vault)
+    }
+
+    @Test("an O_DIRECT write replaces what another descriptor has in the page cache")
+    func directWriteOverCachedPages() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        run("""
+            python3 -c '
+            import mmap, os
+            with open("f", "wb") as f:
+                f.write(b"a" * 65536)
+            cached = os.open("f", os.O_RDONLY)
+            assert os.pread(cached, 65536, 0) == b"a" * 65536
+            direct = os.open("f", os.O_RDWR | os.O_DIRECT)
+            block = mmap.mmap(-1, 8192)
+            block.write(b"b" * 8192)
+            assert os.pwritev(direct, [block], 4096) == 8192
+            back = mmap.mmap(-1, 65536)
+            assert os.preadv(direct, [back], 0) == 65536 and back[4096:12288] == b"b" * 8192
+            seen = os.pread(cached, 65536, 0)
+            assert seen == b"a" * 4096 + b"b" * 8192 + b"a" * (65536 - 12288), "stale pages through the cached descriptor"
+            '
+            """, on: vault)
+    }
+
     @Test("SQLite in WAL and rollback-journal modes")
     func sqlite() throws {
         let vault = try TestVault()
