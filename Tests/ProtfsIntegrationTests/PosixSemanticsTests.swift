@@ -42,6 +42,14 @@ struct PosixSemanticsTests {
             for i in 1 2 3 4; do (for j in $(seq 1 200); do echo "writer $i line $j" >> log; done) & done; wait
             [ "$(wc -l < log)" = 800 ]
             [ "$(grep -c 'writer 3 line' log)" = 200 ]
+            # Appends through direct I/O (O_DIRECT) and the page cache, interleaved.
+            for how in direct direct cached; do python3 -c '
+            import os, sys
+            fd = os.open("mixed", os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_DIRECT if sys.argv[1] == "direct" else 0), 0o644)
+            for i in range(300):
+                os.write(fd, b"%s %d %04d %s\n" % (sys.argv[1].encode(), os.getpid(), i, b"x" * 40))
+            os.close(fd)' $how & done; wait
+            [ "$(wc -l < mixed)" = 900 ] && [ "$(grep -cE '^(direct|cached) [0-9]+ [0-9]{4} x{40}$' mixed)" = 900 ]
             head -c 1048576 /dev/urandom > src
             dd if=src of=direct bs=4096 oflag=direct status=none
             dd if=direct of=back bs=4096 iflag=direct status=none
