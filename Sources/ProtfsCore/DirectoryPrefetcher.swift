@@ -6,22 +6,70 @@ import Synchronization
 /// A walker (`find`, `du`, `ls -R`) opens every subdirectory a listing shows it, and opening
 /// one for listing needs its `protfs.dir`: a block of its own on the backing disk, read cold
 /// after a cache drop. Read while the walker is still busy with the parent, it is in memory
-/// when the walker gets there. At most `limit` directories wait; past that, they are read
-/// when opened, as without a prefetcher.
+/// when the walker gets there.
+///
+/// Walkers go depth first: after a listing they descend into its first subdirectory, list
+/// it, and descend again, long before they come back to the parent's other subdirectories.
+/// So the newest listing's subdirectories are read first, in the order listed, and older
+/// ones wait (first in, first out, a reader that fell behind read first the directories the
+/// walker had passed by). At most `limit` directories wait; past that the oldest are
+/// dropped, and read when opened, as without a prefetcher.
 final class DirectoryPrefetcher: Sendable {
     static let limit = 256
 
-    private let queue = DispatchQueue(label: "protfs.directory-prefetch", qos: .utility)
-    private let waiting = Atomic<Int>(0)
+    typealias Read = @Sendable (BackingNode) -> Void
 
-    func prefetch(_ node: BackingNode, with read: @escaping @Sendable (BackingNode) -> Void) {
-        guard waiting.add(1, ordering: .relaxed).newValue <= Self.limit else {
-            waiting.subtract(1, ordering: .relaxed)
-            return
+    /// The subdirectories one listing showed, in its order, and how to read them.
+    private struct Batch {
+        var nodes: [BackingNode]
+        let read: Read
+    }
+
+    /// The directories waiting, the newest listing's last.
+    private struct Waiting {
+        var batches: [Batch] = []
+        var count = 0
+        var draining = false
+
+        mutating func next() -> (BackingNode, Read)? {
+            guard let last = batches.indices.last else { return nil }
+            let node = batches[last].nodes.removeFirst()
+            let read = batches[last].read
+            if batches[last].nodes.isEmpty { batches.removeLast() }
+            count -= 1
+            return (node, read)
         }
-        queue.async { [self] in
+
+        mutating func dropOldest() {
+            batches[0].nodes.removeFirst()
+            if batches[0].nodes.isEmpty { batches.removeFirst() }
+            count -= 1
+        }
+    }
+
+    private let queue = DispatchQueue(label: "protfs.directory-prefetch", qos: .utility)
+    private let waiting = Mutex(Waiting())
+
+    /// Queues the subdirectories one listing showed, in its order, ahead of earlier ones.
+    func prefetch(_ nodes: [BackingNode], with read: @escaping Read) {
+        guard !nodes.isEmpty else { return }
+        let startDraining = waiting.withLock { (waiting) -> Bool in
+            waiting.batches.append(Batch(nodes: nodes, read: read))
+            waiting.count += nodes.count
+            while waiting.count > Self.limit { waiting.dropOldest() }
+            defer { waiting.draining = true }
+            return !waiting.draining
+        }
+        if startDraining { queue.async { [self] in drain() } }
+    }
+
+    private func drain() {
+        while let (node, read) = waiting.withLock({ (waiting) -> (BackingNode, Read)? in
+            let next = waiting.next()
+            if next == nil { waiting.draining = false }
+            return next
+        }) {
             read(node)
-            waiting.subtract(1, ordering: .relaxed)
         }
     }
 }

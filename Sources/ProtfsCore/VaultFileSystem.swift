@@ -50,13 +50,13 @@ public final class VaultFileSystem: Sendable {
         return node.cacheReadDirectoryMetadata(metadata)
     }
 
-    /// Reads a directory's metadata in the background (the kernel just learned of it from a
-    /// listing, and walkers open what they list). Anything amiss (damage, a missing or
-    /// disagreeing class hint, the directory gone) is left for the access that follows to
-    /// find, repair and report: nothing is written or logged from here.
-    public func prefetchDirectoryMetadata(of node: BackingNode) {
-        guard node.isDirectory, node.cachedDirectoryMetadata == nil else { return }
-        prefetcher.prefetch(node) { [self] node in
+    /// Reads the metadata of the directories one listing showed, in the background (the
+    /// kernel just learned of them, and walkers open what they list). Anything amiss (damage,
+    /// a missing or disagreeing class hint, the directory gone) is left for the access that
+    /// follows to find, repair and report: nothing is written or logged from here.
+    public func prefetchDirectoryMetadata(of nodes: [BackingNode]) {
+        let unread = nodes.filter { $0.isDirectory && $0.cachedDirectoryMetadata == nil }
+        prefetcher.prefetch(unread) { [self] node in
             guard node.cachedDirectoryMetadata == nil,
                   let metadata = try? DirectoryMetadata.read(in: node.descriptor, vaultID: keyring.vaultID, keys: keys),
                   let hint = try? ClassHint.read(from: node.descriptor, objectID: metadata.directoryID, keys: keys),

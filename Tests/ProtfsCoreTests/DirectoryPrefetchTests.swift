@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 @testable import ProtfsCore
 import ProtfsSystem
@@ -14,10 +15,10 @@ import ProtfsSystem
         try f.fileSystem.lookup(Array(name.utf8), in: f.fileSystem.root)
     }
 
-    /// Prefetches `nodes` in order and waits until the last one is cached (the queue is
-    /// serial, so every earlier one has been tried by then).
+    /// Prefetches `nodes` as one listing shows them and waits until the last one is cached
+    /// (they are read one at a time in their order, so every earlier one has been tried).
     func prefetch(_ nodes: [BackingNode], _ f: Fixture) throws {
-        for node in nodes { f.fileSystem.prefetchDirectoryMetadata(of: node) }
+        f.fileSystem.prefetchDirectoryMetadata(of: nodes)
         let deadline = Date().addingTimeInterval(10)
         while nodes.last!.cachedDirectoryMetadata == nil {
             try #require(Date() < deadline, "the prefetch never finished")
@@ -56,6 +57,58 @@ import ProtfsSystem
         #expect(throws: Errno.io) { try f.fileSystem.directoryMetadata(of: wrong) }
         _ = try f.fileSystem.directoryMetadata(of: missing)
         #expect(missing.cachedDirectoryMetadata != nil, "the access repairs the hint and caches")
+    }
+
+    /// Reads that record their order; the first signals `started` and then waits until
+    /// `release` is signalled, so that what is queued meanwhile waits behind it.
+    final class HeldReads: Sendable {
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let order = Mutex<[ObjectIdentifier]>([])
+        let done = DispatchSemaphore(value: 0)
+
+        func read(_ node: BackingNode) {
+            let first = order.withLock { order in
+                order.append(ObjectIdentifier(node))
+                return order.count == 1
+            }
+            if first {
+                started.signal()
+                release.wait()
+            }
+            done.signal()
+        }
+    }
+
+    @Test("the newest listing's subdirectories are read first, in the order listed; the oldest waiting are dropped past the limit")
+    func depthFirstOrder() throws {
+        let f = try Fixture()
+        let nodes = try (0..<5).map { (index) throws -> BackingNode in
+            let name = Array("d\(index)".utf8)
+            _ = try f.fileSystem.makeDirectory(name, in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+            return try f.fileSystem.lookup(name, in: f.fileSystem.root)
+        }
+        let prefetcher = DirectoryPrefetcher()
+        let held = HeldReads()
+        prefetcher.prefetch([nodes[0]], with: held.read)
+        try #require(held.started.wait(timeout: .now() + 10) == .success)
+        prefetcher.prefetch([nodes[1], nodes[2]], with: held.read)
+        prefetcher.prefetch([nodes[3], nodes[4]], with: held.read)
+        held.release.signal()
+        for _ in nodes { #expect(held.done.wait(timeout: .now() + 10) == .success) }
+        #expect(held.order.withLock { $0 } == [0, 3, 4, 1, 2].map { ObjectIdentifier(nodes[$0]) })
+
+        let crowded = HeldReads()
+        prefetcher.prefetch([nodes[0]], with: crowded.read)
+        try #require(crowded.started.wait(timeout: .now() + 10) == .success)
+        let oldest = Array(repeating: nodes[1], count: 10)
+        let newer = Array(repeating: nodes[2], count: DirectoryPrefetcher.limit)
+        prefetcher.prefetch(oldest, with: crowded.read)
+        prefetcher.prefetch(newer, with: crowded.read)
+        crowded.release.signal()
+        for _ in 0 ..< 1 + DirectoryPrefetcher.limit { #expect(crowded.done.wait(timeout: .now() + 10) == .success) }
+        #expect(crowded.done.wait(timeout: .now() + 0.2) == .timedOut, "the oldest ten were dropped")
+        #expect(!crowded.order.withLock { $0 }.contains(ObjectIdentifier(nodes[1])))
     }
 
     @Test("a read that finishes after a re-class does not undo it")
