@@ -11,9 +11,9 @@ import Synchronization
 /// Walkers go depth first: after a listing they descend into its first subdirectory, list
 /// it, and descend again, long before they come back to the parent's other subdirectories.
 /// So the newest listing's subdirectories are read first, in the order listed, and older
-/// ones wait (first in, first out, a reader that fell behind read first the directories the
-/// walker had passed by). At most `limit` directories wait; past that the oldest are
-/// dropped, and read when opened, as without a prefetcher.
+/// ones wait (read in arrival order, a reader that fell behind spent its time on the
+/// directories the walker comes to last). At most `limit` directories wait; past that the
+/// oldest are dropped, and read when opened, as without a prefetcher.
 final class DirectoryPrefetcher: Sendable {
     static let limit = 256
 
