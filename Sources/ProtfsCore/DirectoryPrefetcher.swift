@@ -28,22 +28,21 @@ final class DirectoryPrefetcher: Sendable {
     /// The directories waiting, the newest listing's last.
     private struct Waiting {
         var batches: [Batch] = []
-        var count = 0
         var draining = false
+
+        var count: Int { batches.reduce(0) { $0 + $1.nodes.count } }
 
         mutating func next() -> (BackingNode, Read)? {
             guard let last = batches.indices.last else { return nil }
             let node = batches[last].nodes.removeFirst()
             let read = batches[last].read
             if batches[last].nodes.isEmpty { batches.removeLast() }
-            count -= 1
             return (node, read)
         }
 
         mutating func dropOldest() {
             batches[0].nodes.removeFirst()
             if batches[0].nodes.isEmpty { batches.removeFirst() }
-            count -= 1
         }
     }
 
@@ -55,7 +54,6 @@ final class DirectoryPrefetcher: Sendable {
         guard !nodes.isEmpty else { return }
         let startDraining = waiting.withLock { (waiting) -> Bool in
             waiting.batches.append(Batch(nodes: nodes, read: read))
-            waiting.count += nodes.count
             while waiting.count > Self.limit { waiting.dropOldest() }
             defer { waiting.draining = true }
             return !waiting.draining

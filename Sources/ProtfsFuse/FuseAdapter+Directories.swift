@@ -36,19 +36,20 @@ extension FuseAdapter {
     /// takes with a node id counts as a lookup.
     func readdirplus(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t) {
         let everyEntry = listingAdvisor.beginReply(listing: id)
-        // A walker opens the subdirectories it is shown: their metadata is read ahead.
+        // A walker opens the subdirectories it is shown: of the entries taken, the
+        // directories get their metadata read ahead.
         var shown: [BackingNode] = []
         defer { fileSystem.prefetchDirectoryMetadata(of: shown) }
         fillDirectory(req, id, size, offset) { listing, buffer, room, name, item, next in
             var entry = fuse_entry_param()
             var remembered: fuse_ino_t = 0
-            var subdirectory: BackingNode?
+            var taken: BackingNode?
             if item.backingName != nil, everyEntry || ListingAdvisor.entryCarriesAttributes(type: item.type),
                let node = try? fileSystem.node(of: item, in: listing.directory),
                let attributes = try? fileSystem.attributes(of: node) {
                 let kept = inodes.rememberKept(node)
                 remembered = kept.id
-                if kept.node.isDirectory { subdirectory = kept.node }
+                taken = kept.node
                 entry.ino = remembered
                 entry.attr = attributes
                 entry.attr_timeout = cacheTimeout
@@ -61,8 +62,8 @@ extension FuseAdapter {
             if needed > room {
                 // Not taken (no room): the kernel will not forget it either.
                 if remembered != 0 { inodes.forget(remembered, count: 1) }
-            } else if let subdirectory {
-                shown.append(subdirectory)
+            } else if let taken {
+                shown.append(taken)
             }
             return needed
         }
