@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Reads the metadata of directories ahead of use, one at a time on a background queue.
+/// Reads the metadata of directories ahead of use, on a few background readers.
 ///
 /// A walker (`find`, `du`, `ls -R`) opens every subdirectory a listing shows it, and opening
 /// one for listing needs its `protfs.dir`: a block of its own on the backing disk, read cold
@@ -14,6 +14,10 @@ import Synchronization
 /// ones wait (read in arrival order, a reader that fell behind spent its time on the
 /// directories the walker comes to last). At most `limit` directories wait; past that the
 /// oldest are dropped, and read when opened, as without a prefetcher.
+///
+/// Each read waits on the disk (a lookup in the directory, the record's inode, its block), so
+/// two readers keep two reads in flight: cold `find` of the Go tree took a median 0.198 s
+/// with one and 0.174 s with two (four were no better than two).
 final class DirectoryPrefetcher: Sendable {
     static let limit = 256
 
@@ -28,7 +32,8 @@ final class DirectoryPrefetcher: Sendable {
     /// The directories waiting, the newest listing's last.
     private struct Waiting {
         var batches: [Batch] = []
-        var draining = false
+        /// Readers started and not yet out of work.
+        var running = 0
 
         var count: Int { batches.reduce(0) { $0 + $1.nodes.count } }
 
@@ -46,25 +51,34 @@ final class DirectoryPrefetcher: Sendable {
         }
     }
 
-    private let queue = DispatchQueue(label: "protfs.directory-prefetch", qos: .utility)
+    private let queue = DispatchQueue(label: "protfs.directory-prefetch", qos: .utility, attributes: .concurrent)
     private let waiting = Mutex(Waiting())
+    private let readers: Int
+
+    init(readers: Int = 2) {
+        self.readers = readers
+    }
+
+    /// Nothing waits and no read is running.
+    var isIdle: Bool { waiting.withLock { $0.running == 0 } }
 
     /// Queues the subdirectories one listing showed, in its order, ahead of earlier ones.
     func prefetch(_ nodes: [BackingNode], with read: @escaping Read) {
         guard !nodes.isEmpty else { return }
-        let startDraining = waiting.withLock { (waiting) -> Bool in
+        let startReader = waiting.withLock { (waiting) -> Bool in
             waiting.batches.append(Batch(nodes: nodes, read: read))
             while waiting.count > Self.limit { waiting.dropOldest() }
-            defer { waiting.draining = true }
-            return !waiting.draining
+            guard waiting.running < readers else { return false }
+            waiting.running += 1
+            return true
         }
-        if startDraining { queue.async { [self] in drain() } }
+        if startReader { queue.async { [self] in drain() } }
     }
 
     private func drain() {
         while let (node, read) = waiting.withLock({ (waiting) -> (BackingNode, Read)? in
             let next = waiting.next()
-            if next == nil { waiting.draining = false }
+            if next == nil { waiting.running -= 1 }
             return next
         }) {
             read(node)

@@ -15,12 +15,11 @@ import ProtfsSystem
         try f.fileSystem.lookup(Array(name.utf8), in: f.fileSystem.root)
     }
 
-    /// Prefetches `nodes` as one listing shows them and waits until the last one is cached
-    /// (they are read one at a time in their order, so every earlier one has been tried).
+    /// Prefetches `nodes` as one listing shows them and waits until every read has finished.
     func prefetch(_ nodes: [BackingNode], _ f: Fixture) throws {
         f.fileSystem.prefetchDirectoryMetadata(of: nodes)
         let deadline = Date().addingTimeInterval(10)
-        while nodes.last!.cachedDirectoryMetadata == nil {
+        while !f.fileSystem.prefetcher.isIdle {
             try #require(Date() < deadline, "the prefetch never finished")
             usleep(1000)
         }
@@ -59,6 +58,17 @@ import ProtfsSystem
         #expect(missing.cachedDirectoryMetadata != nil, "the access repairs the hint and caches")
     }
 
+    /// `count` fresh directories under the root of a new vault, for the tests whose reads are
+    /// stand-ins (only the nodes' identities matter to them).
+    func directories(_ count: Int) throws -> [BackingNode] {
+        let f = try Fixture()
+        return try (0..<count).map { (index) throws -> BackingNode in
+            let name = Array("d\(index)".utf8)
+            _ = try f.fileSystem.makeDirectory(name, in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+            return try f.fileSystem.lookup(name, in: f.fileSystem.root)
+        }
+    }
+
     /// Reads that record their order; the first signals `started` and then waits until
     /// `release` is signalled, so that what is queued meanwhile waits behind it.
     final class HeldReads: Sendable {
@@ -66,6 +76,12 @@ import ProtfsSystem
         let release = DispatchSemaphore(value: 0)
         let order = Mutex<[ObjectIdentifier]>([])
         let done = DispatchSemaphore(value: 0)
+
+        /// Starts with `first` read on `prefetcher`, held until `release`.
+        init(holding first: BackingNode, on prefetcher: DirectoryPrefetcher) throws {
+            prefetcher.prefetch([first], with: read)
+            try #require(started.wait(timeout: .now() + 10) == .success)
+        }
 
         func read(_ node: BackingNode) {
             let first = order.withLock { order in
@@ -82,25 +98,16 @@ import ProtfsSystem
 
     @Test("the newest listing's subdirectories are read first, in the order listed; the oldest waiting are dropped past the limit")
     func depthFirstOrder() throws {
-        let f = try Fixture()
-        let nodes = try (0..<5).map { (index) throws -> BackingNode in
-            let name = Array("d\(index)".utf8)
-            _ = try f.fileSystem.makeDirectory(name, in: f.fileSystem.root, mode: 0o700, caller: f.caller)
-            return try f.fileSystem.lookup(name, in: f.fileSystem.root)
-        }
-        let prefetcher = DirectoryPrefetcher()
-        let held = HeldReads()
-        prefetcher.prefetch([nodes[0]], with: held.read)
-        try #require(held.started.wait(timeout: .now() + 10) == .success)
+        let nodes = try directories(5)
+        let prefetcher = DirectoryPrefetcher(readers: 1)
+        let held = try HeldReads(holding: nodes[0], on: prefetcher)
         prefetcher.prefetch([nodes[1], nodes[2]], with: held.read)
         prefetcher.prefetch([nodes[3], nodes[4]], with: held.read)
         held.release.signal()
         for _ in nodes { #expect(held.done.wait(timeout: .now() + 10) == .success) }
         #expect(held.order.withLock { $0 } == [0, 3, 4, 1, 2].map { ObjectIdentifier(nodes[$0]) })
 
-        let crowded = HeldReads()
-        prefetcher.prefetch([nodes[0]], with: crowded.read)
-        try #require(crowded.started.wait(timeout: .now() + 10) == .success)
+        let crowded = try HeldReads(holding: nodes[0], on: prefetcher)
         let oldest = Array(repeating: nodes[1], count: 10)
         let newer = Array(repeating: nodes[2], count: DirectoryPrefetcher.limit)
         prefetcher.prefetch(oldest, with: crowded.read)
@@ -109,6 +116,25 @@ import ProtfsSystem
         for _ in 0 ..< 1 + DirectoryPrefetcher.limit { #expect(crowded.done.wait(timeout: .now() + 10) == .success) }
         #expect(crowded.done.wait(timeout: .now() + 0.2) == .timedOut, "the oldest ten were dropped")
         #expect(!crowded.order.withLock { $0 }.contains(ObjectIdentifier(nodes[1])))
+    }
+
+    @Test("a second reader reads while the first waits on its directory")
+    func readersOverlap() throws {
+        let nodes = try directories(3)
+        let prefetcher = DirectoryPrefetcher(readers: 2)
+        let held = try HeldReads(holding: nodes[0], on: prefetcher)
+        prefetcher.prefetch([nodes[1], nodes[2]], with: held.read)
+        #expect(held.done.wait(timeout: .now() + 10) == .success, "the second reader is not held up")
+        #expect(held.done.wait(timeout: .now() + 10) == .success)
+        #expect(!prefetcher.isIdle, "the first read is still held")
+        held.release.signal()
+        #expect(held.done.wait(timeout: .now() + 10) == .success)
+        #expect(held.order.withLock { $0 } == [0, 1, 2].map { ObjectIdentifier(nodes[$0]) })
+        let deadline = Date().addingTimeInterval(10)
+        while !prefetcher.isIdle {
+            try #require(Date() < deadline, "the readers never stopped")
+            usleep(1000)
+        }
     }
 
     @Test("a read that finishes after a re-class does not undo it")
