@@ -35,7 +35,7 @@ extension FuseAdapter {
     /// gives them (node id 0: the kernel takes nothing but the name). Each entry the kernel
     /// takes with a node id counts as a lookup.
     func readdirplus(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t) {
-        let everyEntry = listingAdvisor.beginReply(listing: id)
+        let everyEntry = listingAdvisor.beginReply(listing: id, to: Self.caller(req).pid)
         // A walker opens the subdirectories it is shown: of the entries taken, the
         // directories get their metadata read ahead.
         var shown: [BackingNode] = []

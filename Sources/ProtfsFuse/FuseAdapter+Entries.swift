@@ -17,7 +17,7 @@ extension FuseAdapter {
                 fuse_reply_entry(req, &negative)
                 return
             }
-            listingAdvisor.lookedUp(directory: child.isDirectory, in: parent)
+            listingAdvisor.lookedUp(directory: child.isDirectory, in: parent, by: Self.caller(req).pid)
             try replyEntry(req, child)
         }
     }

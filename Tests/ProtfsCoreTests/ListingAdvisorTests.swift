@@ -16,11 +16,14 @@ import Testing
     }
 
     let clock = ManualClock()
+    /// Two walkers (threads that make requests).
+    let du: ListingAdvisor.Walker = 4100
+    let find: ListingAdvisor.Walker = 4200
     var advisor: ListingAdvisor { ListingAdvisor(windowNanoseconds: 1_000_000_000, clock: clock.read) }
 
     @Test("a fresh advisor lists bare; directories and untyped entries carry attributes anyway")
     func bareByDefault() {
-        #expect(!advisor.beginReply(listing: 7))
+        #expect(!advisor.beginReply(listing: 7, to: du))
         #expect(ListingAdvisor.entryCarriesAttributes(type: UInt8(DT_DIR)))
         #expect(ListingAdvisor.entryCarriesAttributes(type: UInt8(DT_UNKNOWN)))
         for type in [DT_REG, DT_LNK, DT_FIFO, DT_SOCK, DT_CHR, DT_BLK] {
@@ -31,48 +34,72 @@ import Testing
     @Test("a file looked up after its directory was listed bare: every entry, for the window")
     func lookupAfterBareListing() {
         let advisor = advisor
-        #expect(!advisor.beginReply(listing: 7))
+        #expect(!advisor.beginReply(listing: 7, to: du))
         clock.advance(milliseconds: 10)
-        advisor.lookedUp(directory: false, in: 7)
-        #expect(advisor.beginReply(listing: 8))
+        advisor.lookedUp(directory: false, in: 7, by: du)
+        #expect(advisor.beginReply(listing: 8, to: du))
         clock.advance(milliseconds: 900)
-        #expect(advisor.beginReply(listing: 7))
+        #expect(advisor.beginReply(listing: 7, to: du))
         clock.advance(milliseconds: 200)
-        #expect(!advisor.beginReply(listing: 9), "the window ends; the walker has to show itself again")
-        advisor.lookedUp(directory: false, in: 9)
-        #expect(advisor.beginReply(listing: 10))
+        #expect(!advisor.beginReply(listing: 9, to: du), "the window ends; the walker has to show itself again")
+        advisor.lookedUp(directory: false, in: 9, by: du)
+        #expect(advisor.beginReply(listing: 10, to: du))
     }
 
     @Test("what does not switch: directories looked up, other directories, stale listings")
     func nonTriggers() {
         let advisor = advisor
-        #expect(!advisor.beginReply(listing: 7))
-        advisor.lookedUp(directory: true, in: 7)
-        #expect(!advisor.beginReply(listing: 7), "find descends into directories and stats nothing")
-        advisor.lookedUp(directory: false, in: 99)
-        #expect(!advisor.beginReply(listing: 7), "a lookup in a directory nobody listed is an open by path")
+        #expect(!advisor.beginReply(listing: 7, to: find))
+        advisor.lookedUp(directory: true, in: 7, by: find)
+        #expect(!advisor.beginReply(listing: 7, to: find), "find descends into directories and stats nothing")
+        advisor.lookedUp(directory: false, in: 99, by: du)
+        #expect(!advisor.beginReply(listing: 7, to: du), "a lookup in a directory nobody listed is an open by path")
         clock.advance(milliseconds: 1500)
-        advisor.lookedUp(directory: false, in: 7)
-        #expect(!advisor.beginReply(listing: 7), "a listing long past says nothing about this lookup")
+        advisor.lookedUp(directory: false, in: 7, by: find)
+        #expect(!advisor.beginReply(listing: 7, to: find), "a listing long past says nothing about this lookup")
+    }
+
+    @Test("advice is per walker: another walker's listings stay bare, and its lookups switch nothing")
+    func perWalker() {
+        let advisor = advisor
+        #expect(!advisor.beginReply(listing: 7, to: du))
+        advisor.lookedUp(directory: false, in: 7, by: find)
+        #expect(!advisor.beginReply(listing: 8, to: du), "find looked up what du listed")
+        advisor.lookedUp(directory: false, in: 7, by: du)
+        #expect(advisor.beginReply(listing: 8, to: du))
+        #expect(!advisor.beginReply(listing: 9, to: find), "du's habit is not find's")
+        advisor.lookedUp(directory: false, in: 9, by: find)
+        #expect(advisor.beginReply(listing: 10, to: find))
+        #expect(advisor.beginReply(listing: 11, to: du))
+    }
+
+    @Test("many walkers advised at once: the newest advice holds")
+    func manyWalkers() {
+        let advisor = advisor
+        for walker in 1 ... ListingAdvisor.Walker(3 * ListingAdvisor.rememberedListings) {
+            #expect(!advisor.beginReply(listing: UInt64(walker), to: walker))
+            advisor.lookedUp(directory: false, in: UInt64(walker), by: walker)
+        }
+        #expect(advisor.beginReply(listing: 1, to: ListingAdvisor.Walker(3 * ListingAdvisor.rememberedListings)))
     }
 
     @Test("many listings: the recent ones are still remembered")
     func manyListings() {
         let advisor = advisor
         for directory in 0 ..< UInt64(3 * ListingAdvisor.rememberedListings) {
-            #expect(!advisor.beginReply(listing: directory))
+            #expect(!advisor.beginReply(listing: directory, to: du))
             clock.advance(milliseconds: 10)
         }
-        advisor.lookedUp(directory: false, in: UInt64(3 * ListingAdvisor.rememberedListings - 1))
-        #expect(advisor.beginReply(listing: 1))
+        advisor.lookedUp(directory: false, in: UInt64(3 * ListingAdvisor.rememberedListings - 1), by: du)
+        #expect(advisor.beginReply(listing: 1, to: du))
     }
 
     @Test("a time older than one already stored (another thread's) counts as recent, and never traps")
     func olderTime() {
         let advisor = advisor
-        #expect(!advisor.beginReply(listing: 7))
+        #expect(!advisor.beginReply(listing: 7, to: du))
         clock.rewind(milliseconds: 5)
-        advisor.lookedUp(directory: false, in: 7)
-        #expect(advisor.beginReply(listing: 8))
+        advisor.lookedUp(directory: false, in: 7, by: du)
+        #expect(advisor.beginReply(listing: 8, to: du))
     }
 }
