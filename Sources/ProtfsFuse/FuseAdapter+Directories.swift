@@ -71,9 +71,14 @@ extension FuseAdapter {
 
     /// Fills one reply buffer from `offset` on with `add`, which returns the size the entry
     /// needs (it is added only if that fits in `room`). Undecodable entries are logged once.
+    /// The request that follows a listing that reached the end gets its empty reply at once.
     private func fillDirectory(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t,
                                _ add: (DirectoryReader, UnsafeMutablePointer<CChar>, Int, UnsafePointer<CChar>,
                                        VaultFileSystem.ListedEntry, off_t) -> Int) {
+        if listingEnds.takeEnd(of: id, at: Int64(offset)) {
+            fuse_reply_buf(req, nil, 0)
+            return
+        }
         respond(req) { () throws(Errno) in
             let listing = try fileSystem.openListing(of: node(id))
             // The reply holds plaintext names: wiped once the kernel has it, as far as it was
@@ -86,14 +91,21 @@ extension FuseAdapter {
             }
             let start = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
             let directoryInode = listing.directory.identity.inode
+            var full = false
+            var end = Int64(offset)
             listing.read(from: Int64(offset), undecodable: { name in
                 log.damage("undecodable entry \(name) in the backing directory of inode \(directoryInode)")
             }) { item, next in
                 let needed = Self.withCString(item.name) { add(listing, start + used, size - used, $0, item, off_t(next)) }
-                guard needed <= size - used else { return false }
+                guard needed <= size - used else {
+                    full = true
+                    return false
+                }
                 used += needed
+                end = next
                 return true
             }
+            if !full, used > 0 { listingEnds.reachedEnd(of: id, at: end) }
             fuse_reply_buf(req, start, used)
         }
     }

@@ -25,6 +25,7 @@ public final class FuseAdapter: Sendable {
     let pruner: InodePruner
     /// Which entries of a listing carry their attributes.
     let listingAdvisor = ListingAdvisor()
+    let listingEnds = ListingEnds(clock: MonotonicClock.nanoseconds)
     /// Whether the kernel can do without OPENDIR (told so by an `ENOSYS` to the first).
     let opendirOptional = Atomic<Bool>(false)
 
