@@ -25,6 +25,7 @@ public final class FuseAdapter: Sendable {
     let pruner: InodePruner
     /// Which entries of a listing carry their attributes.
     let listingAdvisor = ListingAdvisor()
+    /// Where listings reached the end (the request that follows is answered at once).
     let listingEnds = ListingEnds(clock: MonotonicClock.nanoseconds)
     /// Whether the kernel can do without OPENDIR (told so by an `ENOSYS` to the first).
     let opendirOptional = Atomic<Bool>(false)
