@@ -7,7 +7,13 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+// The same number on every architecture: it came after the tables were unified.
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
 
 const int protfs_O_PATH = O_PATH;
 const int protfs_O_DIRECT = O_DIRECT;
@@ -31,6 +37,10 @@ int protfs_fallocate(int fd, int mode, off_t offset, off_t len) {
 }
 
 int protfs_syncfs(int fd) { return syncfs(fd); }
+
+int protfs_fchmodat2(int dirfd, const char *path, mode_t mode, int flags) {
+    return (int)syscall(SYS_fchmodat2, dirfd, path, mode, flags);
+}
 
 int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid) {
     struct ucred cred;

@@ -34,6 +34,7 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let loop = Errno(ELOOP)
     public static let fileTooLarge = Errno(EFBIG)
     public static let tooManyOpenFiles = Errno(EMFILE)     // this process's descriptor limit
+    public static let notImplemented = Errno(ENOSYS)       // a system call this kernel lacks
 }
 
 /// Runs a syscall that reports failure as -1 and errno, retrying on EINTR.

@@ -91,6 +91,10 @@ struct PosixSemanticsTests {
             [ "$(stat -c %y f)" = "2001-02-03 04:05:06.123456789 +0000" ] || [ "$(stat -c %Y.%y f | cut -d. -f2 | cut -c1-9)" != "" ]
             [ "$(stat -c '%.9Y' f 2>/dev/null || stat -c %Y f)" != "" ]
             python3 -c 'import os; st = os.stat("f"); assert st.st_mtime_ns % 1000000000 == 123456789, st.st_mtime_ns'
+            # A symlink's own times, its target's untouched; a directory's times.
+            ln -s f link && touch -h -d @1000000000 link
+            [ "$(stat -c %Y link)" = 1000000000 ] && [ "$(stat -c %Y f)" = 981173106 ]
+            touch -d @1100000000 d && [ "$(stat -c %Y d)" = 1100000000 ]
             setpriv --reuid=65534 --regid=65534 --clear-groups touch sticky/theirs
             [ "$(stat -c %U sticky/theirs)" = nobody ]
             ! setpriv --reuid=65534 --regid=65534 --clear-groups touch f 2>/dev/null

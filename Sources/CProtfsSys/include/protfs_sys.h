@@ -22,6 +22,8 @@ extern const long protfs_UTIME_OMIT;
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
 int protfs_fallocate(int fd, int mode, off_t offset, off_t len);
 int protfs_syncfs(int fd);
+/// fchmodat2(2) (Linux 6.6), which takes AT_EMPTY_PATH; -1 with ENOSYS on older kernels.
+int protfs_fchmodat2(int dirfd, const char *path, mode_t mode, int flags);
 /// Credentials of the peer of a connected Unix socket (SO_PEERCRED).
 int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid);
 /// accept4(fd, NULL, NULL, SOCK_CLOEXEC): the accepted descriptor never leaks into a child.
