@@ -76,7 +76,8 @@ extension FileDescriptor {
 
     /// Changes the mode of the object this `O_PATH` descriptor refers to (not for symlinks:
     /// Linux gives them no mode of their own): `fchmodat2` with `AT_EMPTY_PATH`, or through
-    /// the proc link on an older kernel.
+    /// the proc link on an older kernel. `EPERM` is also tried again through the proc link:
+    /// container seccomp profiles answer system calls they do not know with it.
     public func setMode(_ mode: mode_t) throws(Errno) {
         if Self.modeByDescriptor.load(ordering: .relaxed) {
             do {
@@ -84,6 +85,8 @@ extension FileDescriptor {
                 return
             } catch .notImplemented {
                 Self.modeByDescriptor.store(false, ordering: .relaxed)
+            } catch .notPermitted {
+                // Either the caller may not, and the proc link says so again, or a filter did.
             }
         }
         let path = procPath

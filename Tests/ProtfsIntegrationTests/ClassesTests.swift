@@ -121,7 +121,7 @@ struct ClassesTests {
         defer { try? vault.unmount() }
         let setup = vault.shell("""
             set -e
-            mkdir l1 && setfattr -n user.protfs.class -v complete l1
+            mkdir l1; setfattr -n user.protfs.class -v complete l1
             mkdir l1/l2 l1/l2/l3
             echo deep > l1/l2/l3/f
             """)
@@ -133,7 +133,7 @@ struct ClassesTests {
         let reclass = vault.shell("""
             set -e
             setfattr -n user.protfs.class -v none l1
-            mkdir l1/m2 && echo later > l1/later && echo later > l1/l2/later
+            mkdir l1/m2; echo later > l1/later; echo later > l1/l2/later
             """)
         try #require(reclass.succeeded, "\(reclass.stderr)")
         for unchanged in ["l1/l2", "l1/l2/l3", "l1/l2/l3/f", "l1/l2/later"] {
@@ -153,7 +153,7 @@ struct ClassesTests {
         try vault.makeClassDirectories(holding: ["f": "moved\n"])
         let moves = vault.shell("""
             set -e
-            mkdir d-complete/tree && echo inside > d-complete/tree/g
+            mkdir d-complete/tree; echo inside > d-complete/tree/g
             mv d-complete/f d-none/from-complete
             mv d-complete/tree d-none/tree
             ln d-completeUnlessOpen/f d-none/linked
@@ -238,9 +238,9 @@ struct ClassesTests {
         let setup = vault.shell("""
             set -e
             chmod 755 .
-            mkdir shared && chmod 777 shared && setfattr -n user.protfs.class -v completeUnlessOpen shared
-            echo by root > shared/f && chmod 666 shared/f
-            mkdir shared/d && chmod 777 shared/d
+            mkdir shared; chmod 777 shared; setfattr -n user.protfs.class -v completeUnlessOpen shared
+            echo by root > shared/f; chmod 666 shared/f
+            mkdir shared/d; chmod 777 shared/d
             """)
         try #require(setup.succeeded, "\(setup.stderr)")
         let nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups"

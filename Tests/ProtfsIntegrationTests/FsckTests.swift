@@ -68,7 +68,7 @@ struct FsckTests {
         let tamper = CommandRunner.shell("""
             set -e
             file=$(find '\(vault.backing)' -type f -size \(Self.damagedBackingSize)c)
-            [ "$(echo "$file" | wc -l)" = 1 ] && [ -n "$file" ]
+            [ "$(echo "$file" | wc -l)" = 1 ]; [ -n "$file" ]
             byte=$(dd if="$file" bs=1 skip=5000 count=1 status=none | od -An -tu1 | tr -d ' ')
             printf "\\x$(printf %02x $(( (byte + 1) % 256 )))" | dd of="$file" bs=1 seek=5000 conv=notrunc status=none
             """)

@@ -20,8 +20,9 @@ struct HostileBackingTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let made = vault.shell("""
+            set -e
             for f in symfile relsym fifo device hardlink plain; do printf 'inside %s' "$f" > "$f"; done
-            mkdir symdir metadir && printf 'x' > metadir/kept
+            mkdir symdir metadir; printf 'x' > metadir/kept
             printf 'long' > \(Self.longName)
             ln -s "$(head -c 4000 /dev/zero | tr '\\0' t)" longlink
             """)

@@ -199,7 +199,7 @@ struct MountTests {
             [ "$(cat "$name")" = long ]
             mv "$name" renamed-long
             [ "$(cat renamed-long)" = long ]
-            mkdir -p d1/d2 && mv d1 d3 && [ -d d3/d2 ]
+            mkdir -p d1/d2; mv d1 d3; [ -d d3/d2 ]
             rmdir d3/d2 d3
             """
         let result = CommandRunner.shell(script, timeout: 120)
@@ -219,7 +219,7 @@ struct MountTests {
             [ "$(getfattr --only-values -n user.color f)" = blue ]
             getfattr -d f | grep -q 'user.color="blue"'
             setfattr -x user.color f
-            ! getfattr -n user.color f 2>&1
+            ! getfattr -n user.color f 2>&1 || exit 1
             getfattr -n user.color f 2>&1 | grep -q 'No such attribute'
             setfattr -n trusted.x -v 1 f 2>&1 | grep -q 'Operation not supported'
             """
@@ -241,10 +241,10 @@ struct MountTests {
             setfattr -n user.\(marker) -v value-\(marker) dir-\(marker)/file-\(marker)
             ln -s target-\(marker) link-\(marker)
             sync
-            ! grep -r -a -l '\(marker)' '\(vault.backing)'
-            ! ls -R '\(vault.backing)' | grep -q '\(marker)'
-            ! getfattr -R -d -m - '\(vault.backing)' 2>/dev/null | grep -q '\(marker)'
-            ! find '\(vault.backing)' -type l -printf '%l\\n' | grep -q '\(marker)'
+            ! grep -r -a -l '\(marker)' '\(vault.backing)' || exit 1
+            ! ls -R '\(vault.backing)' | grep -q '\(marker)' || exit 1
+            ! getfattr -R -d -m - '\(vault.backing)' 2>/dev/null | grep -q '\(marker)' || exit 1
+            ! find '\(vault.backing)' -type l -printf '%l\\n' | grep -q '\(marker)' || exit 1
             """
         let result = CommandRunner.shell(script, timeout: 60)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")

@@ -23,12 +23,12 @@ struct PosixSemanticsTests {
             [ "$(du -k big | cut -f1)" -lt 1024 ]
             head -c 10000 /dev/urandom > t
             cp t t.orig
-            truncate -s 5000 t && cmp t <(head -c 5000 t.orig)
-            truncate -s 9000 t && [ "$(stat -c %s t)" = 9000 ]
+            truncate -s 5000 t; cmp t <(head -c 5000 t.orig)
+            truncate -s 9000 t; [ "$(stat -c %s t)" = 9000 ]
             cmp <(head -c 5000 t) <(head -c 5000 t.orig)
             [ "$(tail -c 4000 t | od -v -An -tx1 | tr -d ' \\n' | tr -d 0)" = "" ]
-            truncate -s 0 t && [ "$(stat -c %s t)" = 0 ]
-            fallocate -l 1000000 f && [ "$(stat -c %s f)" = 1000000 ]
+            truncate -s 0 t; [ "$(stat -c %s t)" = 0 ]
+            fallocate -l 1000000 f; [ "$(stat -c %s f)" = 1000000 ]
             [ "$(od -v -An -tx1 f | tr -d ' \\n' | tr -d 0)" = "" ]
             """, on: vault)
     }
@@ -47,9 +47,9 @@ struct PosixSemanticsTests {
             import os, sys
             fd = os.open("mixed", os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_DIRECT if sys.argv[1] == "direct" else 0), 0o644)
             for i in range(300):
-                os.write(fd, b"%s %d %04d %s\n" % (sys.argv[1].encode(), os.getpid(), i, b"x" * 40))
+                os.write(fd, b"%s %d %04d %s\\n" % (sys.argv[1].encode(), os.getpid(), i, b"x" * 40))
             os.close(fd)' $how & done; wait
-            [ "$(wc -l < mixed)" = 900 ] && [ "$(grep -cE '^(direct|cached) [0-9]+ [0-9]{4} x{40}$' mixed)" = 900 ]
+            [ "$(wc -l < mixed)" = 900 ]; [ "$(grep -cE '^(direct|cached) [0-9]+ [0-9]{4} x{40}$' mixed)" = 900 ]
             head -c 1048576 /dev/urandom > src
             dd if=src of=direct bs=4096 oflag=direct status=none
             dd if=direct of=back bs=4096 iflag=direct status=none
@@ -79,29 +79,53 @@ struct PosixSemanticsTests {
         defer { try? vault.unmount() }
         run("""
             umask 022
-            mkdir -m 0750 d && [ "$(stat -c %a d)" = 750 ]
-            mkdir -m 1777 sticky && [ "$(stat -c %a sticky)" = 1777 ]
-            chown 65534:65534 d && [ "$(stat -c %u:%g d)" = 65534:65534 ]
-            mkdir g && chgrp 100 g && chmod 2775 g
-            mkdir g/sub && touch g/file
-            [ "$(stat -c %g g/sub)" = 100 ] && [ "$(stat -c %g g/file)" = 100 ]
+            mkdir -m 0750 d; [ "$(stat -c %a d)" = 750 ]
+            mkdir -m 1777 sticky; [ "$(stat -c %a sticky)" = 1777 ]
+            chown 65534:65534 d; [ "$(stat -c %u:%g d)" = 65534:65534 ]
+            mkdir g; chgrp 100 g; chmod 2775 g
+            mkdir g/sub; touch g/file
+            [ "$(stat -c %g g/sub)" = 100 ]; [ "$(stat -c %g g/file)" = 100 ]
             [ "$(stat -c %a g/sub)" = 2755 ]
-            touch f && chmod 4755 f && [ "$(stat -c %a f)" = 4755 ]
+            touch f; chmod 4755 f; [ "$(stat -c %a f)" = 4755 ]
             touch -d '2001-02-03 04:05:06.123456789' f
             [ "$(stat -c %y f)" = "2001-02-03 04:05:06.123456789 +0000" ] || [ "$(stat -c %Y.%y f | cut -d. -f2 | cut -c1-9)" != "" ]
             [ "$(stat -c '%.9Y' f 2>/dev/null || stat -c %Y f)" != "" ]
             python3 -c 'import os; st = os.stat("f"); assert st.st_mtime_ns % 1000000000 == 123456789, st.st_mtime_ns'
             # A symlink's own times, its target's untouched; a directory's times.
-            ln -s f link && touch -h -d @1000000000 link
-            [ "$(stat -c %Y link)" = 1000000000 ] && [ "$(stat -c %Y f)" = 981173106 ]
-            touch -d @1100000000 d && [ "$(stat -c %Y d)" = 1100000000 ]
+            ln -s f link; touch -h -d @1000000000 link
+            [ "$(stat -c %Y link)" = 1000000000 ]; [ "$(stat -c %Y f)" = 981173106 ]
+            touch -d @1100000000 d; [ "$(stat -c %Y d)" = 1100000000 ]
             setpriv --reuid=65534 --regid=65534 --clear-groups touch sticky/theirs
             [ "$(stat -c %U sticky/theirs)" = nobody ]
-            ! setpriv --reuid=65534 --regid=65534 --clear-groups touch f 2>/dev/null
-            mknod cdev c 1 3 && [ "$(stat -c %F cdev)" = "character special file" ]
-            ! cat cdev 2>/dev/null
+            ! setpriv --reuid=65534 --regid=65534 --clear-groups touch f 2>/dev/null || exit 1
+            mknod cdev c 1 3; [ "$(stat -c %F cdev)" = "character special file" ]
+            ! cat cdev 2>/dev/null || exit 1
             python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind("sock"); s.listen()'
             [ "$(stat -c %F sock)" = socket ]
+            """, on: vault)
+    }
+
+    /// Runs the daemon with `fchmodat2` (system call 452) answered by `answer`, as an older
+    /// kernel (`ENOSYS`) or a container's seccomp profile (`EPERM`) would.
+    static let refusingFchmodat2 = """
+        import errno, os, seccomp, sys
+        rules = seccomp.SyscallFilter(seccomp.ALLOW)
+        rules.add_rule(seccomp.ERRNO(getattr(errno, sys.argv[1])), 452)
+        rules.load()
+        os.execv(sys.argv[2], sys.argv[2:])
+        """
+
+    @Test("chmod and touch work where fchmodat2 is refused, through the descriptor's proc link",
+          arguments: ["ENOSYS", "EPERM"])
+    func modesWithoutFchmodat2(answer: String) throws {
+        let vault = try TestVault()
+        try vault.mount(launcher: ["/usr/bin/python3", "-c", Self.refusingFchmodat2, answer])
+        defer { try? vault.unmount() }
+        run("""
+            touch f; chmod 640 f; [ "$(stat -c %a f)" = 640 ]
+            chmod 604 f; [ "$(stat -c %a f)" = 604 ]
+            mkdir d; chmod 705 d; [ "$(stat -c %a d)" = 705 ]
+            touch -d @1000000000 f; [ "$(stat -c %Y f)" = 1000000000 ]
             """, on: vault)
     }
 
