@@ -18,9 +18,13 @@ import ProtfsSystem
     /// Prefetches `nodes` as one listing shows them and waits until every read has finished.
     func prefetch(_ nodes: [BackingNode], _ f: Fixture) throws {
         f.fileSystem.prefetchDirectoryMetadata(of: nodes)
+        try waitUntilIdle(f.fileSystem.prefetcher)
+    }
+
+    func waitUntilIdle(_ prefetcher: DirectoryPrefetcher) throws {
         let deadline = Date().addingTimeInterval(10)
-        while !f.fileSystem.prefetcher.isIdle {
-            try #require(Date() < deadline, "the prefetch never finished")
+        while !prefetcher.isIdle {
+            try #require(Date() < deadline, "the readers never stopped")
             usleep(1000)
         }
     }
@@ -130,11 +134,7 @@ import ProtfsSystem
         held.release.signal()
         #expect(held.done.wait(timeout: .now() + 10) == .success)
         #expect(held.order.withLock { $0 } == [0, 1, 2].map { ObjectIdentifier(nodes[$0]) })
-        let deadline = Date().addingTimeInterval(10)
-        while !prefetcher.isIdle {
-            try #require(Date() < deadline, "the readers never stopped")
-            usleep(1000)
-        }
+        try waitUntilIdle(prefetcher)
     }
 
     @Test("a read that finishes after a re-class does not undo it")

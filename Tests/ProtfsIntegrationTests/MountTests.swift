@@ -100,9 +100,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let script = """
-            set -e
-            cd '\(vault.mountpoint)'
+        vault.check("""
             mkdir d e
             for i in $(seq 300); do : > "d/f$i"; done
             : > e/one
@@ -119,9 +117,7 @@ struct MountTests {
                 open(f"e/new{round}", "w").close()
                 assert len(os.listdir("e")) == 2 + round, round
             PY
-            """
-        let result = CommandRunner.shell(script, timeout: 120)
-        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+            """)
     }
 
     @Test("tar and rsync -aHX round trips keep contents, links and xattrs")
@@ -163,9 +159,7 @@ struct MountTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let longTarget = String(repeating: "d/", count: 2047) + "x"  // 4095 bytes
-        let script = """
-            set -e
-            cd '\(vault.mountpoint)'
+        vault.check("""
             echo one > f
             ln f g
             ln f h
@@ -201,9 +195,7 @@ struct MountTests {
             [ "$(cat renamed-long)" = long ]
             mkdir -p d1/d2; mv d1 d3; [ -d d3/d2 ]
             rmdir d3/d2 d3
-            """
-        let result = CommandRunner.shell(script, timeout: 120)
-        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+            """)
     }
 
     @Test("xattrs round-trip with getfattr and setfattr; ENODATA and namespaces")
@@ -211,9 +203,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let script = """
-            set -e
-            cd '\(vault.mountpoint)'
+        vault.check("""
             touch f
             setfattr -n user.color -v blue f
             [ "$(getfattr --only-values -n user.color f)" = blue ]
@@ -222,9 +212,7 @@ struct MountTests {
             ! getfattr -n user.color f 2>&1 || exit 1
             getfattr -n user.color f 2>&1 | grep -q 'No such attribute'
             setfattr -n trusted.x -v 1 f 2>&1 | grep -q 'Operation not supported'
-            """
-        let result = CommandRunner.shell(script, timeout: 60)
-        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+            """, timeout: 60)
     }
 
     @Test("the backing directory holds no plaintext name, content, xattr or symlink target")
@@ -233,9 +221,7 @@ struct MountTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let marker = "pfsmarker\(UUID().uuidString.prefix(8))"
-        let script = """
-            set -e
-            cd '\(vault.mountpoint)'
+        vault.check("""
             mkdir dir-\(marker)
             echo content-\(marker) > dir-\(marker)/file-\(marker)
             setfattr -n user.\(marker) -v value-\(marker) dir-\(marker)/file-\(marker)
@@ -245,9 +231,7 @@ struct MountTests {
             ! ls -R '\(vault.backing)' | grep -q '\(marker)' || exit 1
             ! getfattr -R -d -m - '\(vault.backing)' 2>/dev/null | grep -q '\(marker)' || exit 1
             ! find '\(vault.backing)' -type l -printf '%l\\n' | grep -q '\(marker)' || exit 1
-            """
-        let result = CommandRunner.shell(script, timeout: 60)
-        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+            """, timeout: 60)
     }
 
     @Test("the backing directory does not tell the class of a file or a directory")

@@ -5,17 +5,12 @@ import Testing
 /// O_DIRECT, shared mmap, truncation, fallocate, modes, owners, times and special files.
 @Suite("POSIX semantics on the mount", .serialized)
 struct PosixSemanticsTests {
-    func run(_ script: String, on vault: TestVault, timeout: TimeInterval = 120) {
-        let result = CommandRunner.shell("set -e\ncd '\(vault.mountpoint)'\n" + script, timeout: timeout)
-        #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
-    }
-
     @Test("sparse files past 4 GiB, truncate up and down, fallocate")
     func sizesAndHoles() throws {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        run("""
+        vault.check("""
             printf 'tail' | dd of=big bs=1 seek=5000000000 conv=notrunc status=none
             [ "$(stat -c %s big)" = 5000000004 ]
             [ "$(dd if=big bs=1 skip=5000000000 count=4 status=none)" = tail ]
@@ -30,7 +25,7 @@ struct PosixSemanticsTests {
             truncate -s 0 t; [ "$(stat -c %s t)" = 0 ]
             fallocate -l 1000000 f; [ "$(stat -c %s f)" = 1000000 ]
             [ "$(od -v -An -tx1 f | tr -d ' \\n' | tr -d 0)" = "" ]
-            """, on: vault)
+            """)
     }
 
     @Test("O_APPEND from several writers, O_DIRECT, and a shared writable mmap")
@@ -38,7 +33,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        run("""
+        vault.check("""
             for i in 1 2 3 4; do (for j in $(seq 1 200); do echo "writer $i line $j" >> log; done) & done; wait
             [ "$(wc -l < log)" = 800 ]
             [ "$(grep -c 'writer 3 line' log)" = 200 ]
@@ -64,12 +59,12 @@ struct PosixSemanticsTests {
             data = open("mapped", "rb").read()
             assert data[4090:4110] == b"across-the-boundary!" and len(data) == 3 * 4096 + 17
             PY
-            """, on: vault)
+            """)
         try vault.unmount()
         try vault.mount()
-        run("""
+        vault.check("""
             python3 -c 'd = open("mapped", "rb").read(); assert d[4090:4110] == b"across-the-boundary!"'
-            """, on: vault)
+            """)
     }
 
     @Test("modes, owners, set-group-ID directories, sticky bits and nanosecond times, at once")
@@ -77,7 +72,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        run("""
+        vault.check("""
             umask 022
             mkdir -m 0750 d; [ "$(stat -c %a d)" = 750 ]
             mkdir -m 1777 sticky; [ "$(stat -c %a sticky)" = 1777 ]
@@ -102,7 +97,7 @@ struct PosixSemanticsTests {
             ! cat cdev 2>/dev/null || exit 1
             python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.bind("sock"); s.listen()'
             [ "$(stat -c %F sock)" = socket ]
-            """, on: vault)
+            """)
     }
 
     /// Runs the daemon with `fchmodat2` (system call 452) answered by `answer`, as an older
@@ -121,12 +116,12 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount(launcher: ["/usr/bin/python3", "-c", Self.refusingFchmodat2, answer])
         defer { try? vault.unmount() }
-        run("""
+        vault.check("""
             touch f; chmod 640 f; [ "$(stat -c %a f)" = 640 ]
             chmod 604 f; [ "$(stat -c %a f)" = 604 ]
             mkdir d; chmod 705 d; [ "$(stat -c %a d)" = 705 ]
             touch -d @1000000000 f; [ "$(stat -c %Y f)" = 1000000000 ]
-            """, on: vault)
+            """)
     }
 
     @Test("a write by a user without CAP_FSETID drops set-ID bits, through the page cache and with O_DIRECT; root's keeps them")
@@ -135,7 +130,7 @@ struct PosixSemanticsTests {
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
         // O_DIRECT descriptors get direct I/O, where the kernel leaves the bits to the daemon.
-        run("""
+        vault.check("""
             chmod 1777 .
             write() { setpriv "$@" /usr/bin/python3 -c '
             import mmap, os, sys
@@ -157,7 +152,7 @@ struct PosixSemanticsTests {
                     [ "$(head -c 8192 $file | tail -c 4096 | tr -d w | wc -c)" = 0 ]
                 done
             done
-            """, on: vault)
+            """)
     }
 
     @Test("an O_DIRECT write replaces what another descriptor has in the page cache")
@@ -165,7 +160,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        run("""
+        vault.check("""
             python3 -c '
             import mmap, os
             with open("f", "wb") as f:
@@ -181,7 +176,7 @@ struct PosixSemanticsTests {
             seen = os.pread(cached, 65536, 0)
             assert seen == b"a" * 4096 + b"b" * 8192 + b"a" * (65536 - 12288), "stale pages through the cached descriptor"
             '
-            """, on: vault)
+            """)
     }
 
     @Test("SQLite in WAL and rollback-journal modes")
@@ -189,7 +184,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        run("""
+        vault.check("""
             for mode in wal delete; do
                 sqlite3 db-$mode "PRAGMA journal_mode=$mode; CREATE TABLE t(x INTEGER, y TEXT);"
                 for i in $(seq 1 20); do
@@ -199,6 +194,6 @@ struct PosixSemanticsTests {
                 [ "$(sqlite3 db-$mode 'SELECT count(*) FROM t')" = 4000 ]
                 [ "$(sqlite3 db-$mode 'PRAGMA integrity_check')" = ok ]
             done
-            """, on: vault, timeout: 300)
+            """, timeout: 300)
     }
 }

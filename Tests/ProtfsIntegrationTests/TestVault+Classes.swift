@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Protection classes seen through the kernel: directories made per class with `setfattr`,
 /// and the class of a path read back with `getfattr`.
@@ -13,6 +14,13 @@ extension TestVault {
     @discardableResult
     func shell(_ script: String, timeout: TimeInterval = 60) -> CommandResult {
         CommandRunner.shell("cd '\(mountpoint)' && \(script)", timeout: timeout)
+    }
+
+    /// Runs a bash script under `set -e` in the mount point and expects it to succeed (every
+    /// assertion in it a command of its own: `set -e` ignores `&&` lists and `!` pipelines).
+    func check(_ script: String, timeout: TimeInterval = 120, sourceLocation: SourceLocation = #_sourceLocation) {
+        let result = CommandRunner.shell("set -e\ncd '\(mountpoint)'\n" + script, timeout: timeout)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(daemonOutput)", sourceLocation: sourceLocation)
     }
 
     /// Makes `d-CLASS` for every class (re-classed with `setfattr`, so what is created in it
