@@ -16,7 +16,7 @@ extension FuseAdapter {
     func open(_ req: fuse_req_t, _ id: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
         respond(req) { () throws(Errno) in
             let handle = try fileSystem.open(node(id), writable: Self.isWritable(fi.pointee.flags))
-            Self.store(handle, in: fi)
+            store(handle, in: fi)
             if fuse_reply_open(req, fi) != 0 { dropHandle(fi) }
         }
     }
@@ -27,7 +27,7 @@ extension FuseAdapter {
             let (created, handle) = try fileSystem.createFile(Self.name(name), in: node(parent), mode: mode,
                                                               caller: Self.caller(req),
                                                               writable: Self.isWritable(fi.pointee.flags))
-            Self.store(handle, in: fi)
+            store(handle, in: fi)
             var entry = fuse_entry_param()
             entry.ino = inodes.remember(created)
             entry.attr = try fileSystem.attributes(of: created)

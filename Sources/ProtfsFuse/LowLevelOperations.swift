@@ -16,10 +16,11 @@ enum LowLevelOperations {
         var ops = fuse_lowlevel_ops()
         ops.`init` = { userdata, conn in
             guard let conn else { return }
+            let adapter = userdata.map { Unmanaged<FuseAdapter>.fromOpaque($0).takeUnretainedValue() }
             // A listing needs no open handle (every request reads from the position it names),
             // so a kernel that can skip OPENDIR and RELEASEDIR is told so by the first one.
-            if conn.pointee.capable & UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) != 0, let userdata {
-                Unmanaged<FuseAdapter>.fromOpaque(userdata).takeUnretainedValue().opendirOptional.store(true, ordering: .releasing)
+            if conn.pointee.capable & UInt32(FUSE_CAP_NO_OPENDIR_SUPPORT) != 0 {
+                adapter?.opendirOptional.store(true, ordering: .releasing)
             }
             // Never the writeback cache (a write accepted into the page cache after the lock's
             // write-out would be lost) and no splice (plaintext would sit in pipe pages).
@@ -30,6 +31,15 @@ enum LowLevelOperations {
             // Always READDIRPLUS, never the kernel's guess: it sends plain READDIR after the
             // first buffer of a directory, and `du`/`find -size` then pay one LOOKUP per entry.
             conn.pointee.want &= ~UInt32(FUSE_CAP_READDIRPLUS_AUTO)
+            // Cached pages are dropped where contents change behind them (a lock, a direct-I/O
+            // write), not whenever a file's mtime moves: with the kernel's automatic check a
+            // file read back after it was written, or a cached file touched, lost its pages.
+            // Kernels before protocol 7.39 (Linux 6.6) do not drop the pages a direct-I/O
+            // write covers, so they keep the check, and write-only opens keep the page cache.
+            if conn.pointee.proto_minor >= 39 {
+                conn.pointee.want &= ~UInt32(FUSE_CAP_AUTO_INVAL_DATA)
+                adapter?.directWritesDropCachedPages.store(true, ordering: .releasing)
+            }
             conn.pointee.max_write = UInt32(LowLevelOperations.maxRequestBytes)
             conn.pointee.max_readahead = UInt32(LowLevelOperations.readaheadBytes)
         }

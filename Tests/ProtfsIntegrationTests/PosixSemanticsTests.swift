@@ -37,10 +37,11 @@ struct PosixSemanticsTests {
             for i in 1 2 3 4; do (for j in $(seq 1 200); do echo "writer $i line $j" >> log; done) & done; wait
             [ "$(wc -l < log)" = 800 ]
             [ "$(grep -c 'writer 3 line' log)" = 200 ]
-            # Appends through direct I/O (O_DIRECT) and the page cache, interleaved.
+            # Appends through direct I/O (O_DIRECT) and the page cache (read-write), interleaved.
             for how in direct direct cached; do python3 -c '
             import os, sys
-            fd = os.open("mixed", os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_DIRECT if sys.argv[1] == "direct" else 0), 0o644)
+            access = os.O_WRONLY | os.O_DIRECT if sys.argv[1] == "direct" else os.O_RDWR
+            fd = os.open("mixed", access | os.O_CREAT | os.O_APPEND, 0o644)
             for i in range(300):
                 os.write(fd, b"%s %d %04d %s\\n" % (sys.argv[1].encode(), os.getpid(), i, b"x" * 40))
             os.close(fd)' $how & done; wait
@@ -124,23 +125,25 @@ struct PosixSemanticsTests {
             """)
     }
 
-    @Test("a write by a user without CAP_FSETID drops set-ID bits, through the page cache and with O_DIRECT; root's keeps them")
+    @Test("a write by a user without CAP_FSETID drops set-ID bits, through the page cache, write-only and with O_DIRECT; root's keeps them")
     func setIDBitsOnWrite() throws {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        // O_DIRECT descriptors get direct I/O, where the kernel leaves the bits to the daemon.
+        // Write-only and O_DIRECT descriptors get direct I/O, where the kernel leaves the bits
+        // to the daemon; a read-write one writes through the page cache.
         vault.check("""
             chmod 1777 .
             write() { setpriv "$@" /usr/bin/python3 -c '
             import mmap, os, sys
-            fd = os.open(sys.argv[1], os.O_WRONLY | (os.O_DIRECT if sys.argv[2] == "direct" else 0))
+            flags = {"cached": os.O_RDWR, "writeonly": os.O_WRONLY, "direct": os.O_WRONLY | os.O_DIRECT}[sys.argv[2]]
+            fd = os.open(sys.argv[1], flags)
             block = mmap.mmap(-1, 4096)
             block.write(b"w" * 4096)
             assert os.pwritev(fd, [block], 4096) == 4096
             os.close(fd)' "$file" "$how"; }
             nobody="--reuid=65534 --regid=65534 --clear-groups"
-            for how in cached direct; do
+            for how in cached writeonly direct; do
                 for case in 6775:775 4755:755 2775:775 2765:2765; do
                     file=$how-${case%%:*}
                     setpriv $nobody sh -c "head -c 8192 /dev/zero > $file && chmod ${case%%:*} $file"
@@ -155,11 +158,13 @@ struct PosixSemanticsTests {
             """)
     }
 
-    @Test("an O_DIRECT write replaces what another descriptor has in the page cache")
+    @Test("O_DIRECT and write-only writes replace what other descriptors have in the page cache")
     func directWriteOverCachedPages() throws {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
+        // Both kinds of descriptor bypass the page cache; pages that readers cached before
+        // must not outlive the write, whether the reader keeps its descriptor or opens again.
         vault.check("""
             python3 -c '
             import mmap, os
@@ -174,7 +179,16 @@ struct PosixSemanticsTests {
             back = mmap.mmap(-1, 65536)
             assert os.preadv(direct, [back], 0) == 65536 and back[4096:12288] == b"b" * 8192
             seen = os.pread(cached, 65536, 0)
-            assert seen == b"a" * 4096 + b"b" * 8192 + b"a" * (65536 - 12288), "stale pages through the cached descriptor"
+            assert seen == b"a" * 4096 + b"b" * 8192 + b"a" * (65536 - 12288), "stale pages after O_DIRECT"
+            writer = os.open("f", os.O_WRONLY)
+            assert os.pwrite(writer, b"c" * 5000, 30000) == 5000
+            expected = seen[:30000] + b"c" * 5000 + seen[35000:]
+            assert os.pread(cached, 65536, 0) == expected, "stale pages after a write-only write"
+            with open("f", "rb") as again:
+                assert again.read() == expected, "stale pages for a new reader"
+            with open("f", "ab") as appender:
+                appender.write(b"d" * 100)
+            assert os.pread(cached, 70000, 0) == expected + b"d" * 100, "stale size after an append"
             '
             """)
     }
