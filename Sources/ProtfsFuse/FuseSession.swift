@@ -98,8 +98,9 @@ public final class FuseSession {
     public func unmount() { fuse_session_unmount(session) }
 
     /// Serves requests until unmounted or told to stop (SIGTERM, SIGINT, SIGHUP), then
-    /// unmounts. Returns 0, or the negative errno that ended the loop.
-    public func serve(maxThreads: Int) -> Int32 {
+    /// unmounts. Returns 0, or the negative errno that ended the loop. With `latency`, idle
+    /// CPUs are kept polling while requests stream in (`PollingHold`).
+    public func serve(maxThreads: Int, latency: CPULatencyRequest? = nil) -> Int32 {
         let address = UInt(bitPattern: session)
         let mountpoint = self.mountpoint
         TerminationSignals.watch {
@@ -109,7 +110,7 @@ public final class FuseSession {
             var st = stat()
             _ = stat(mountpoint + "/.protfs-stop-\(UInt64.random(in: 0 ... .max))", &st)
         }
-        let status = RequestLoop(session: session, maxWorkers: maxThreads).run()
+        let status = RequestLoop(session: session, maxWorkers: maxThreads, latency: latency).run()
         fuse_session_unmount(session)
         return status
     }

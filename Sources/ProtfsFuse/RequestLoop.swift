@@ -33,11 +33,19 @@ final class RequestLoop: @unchecked Sendable {
     static let largeRequestBytes = 128 * 1024
     /// Room for the largest request: `max_write` of data and the headers before it.
     static let bufferBytes = LowLevelOperations.maxRequestBytes + 4096
+    /// See `PollingHold`: a stream of this many requests, each within a millisecond of the
+    /// one before, keeps idle CPUs polling until the reader has slept 2 ms without one.
+    static let streakToHold = 8
+    static let burstGap: UInt64 = 1_000_000
+    static let lingerMilliseconds: Int32 = 2
 
     private let session: OpaquePointer
     private let device: Int32
     private let maxWorkers: Int
     private let largeInFlight = Atomic<Int>(0)
+    /// Keeps idle CPUs polling while requests stream in; nil when not wanted or not allowed.
+    private let latency: CPULatencyRequest?
+    private let pollingHold = Mutex(PollingHold(streakToHold: RequestLoop.streakToHold, burstGap: RequestLoop.burstGap))
 
     // Guarded by `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -52,8 +60,9 @@ final class RequestLoop: @unchecked Sendable {
     private var threads: [pthread_t] = []
     private var failure: Int32 = 0
 
-    init(session: OpaquePointer, maxWorkers: Int) {
+    init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?) {
         self.session = session
+        self.latency = latency
         device = fuse_session_fd(session)
         self.maxWorkers = max(2, maxWorkers)
         mutex = .allocate(capacity: 1)
@@ -197,7 +206,13 @@ final class RequestLoop: @unchecked Sendable {
         var spinUntil = MonotonicClock.nanoseconds() + Self.spinFor
         while true {
             let count = Glibc.read(device, buffer.baseAddress, buffer.count)
-            if count >= MemoryLayout<fuse_in_header>.size { return .request(count) }
+            if count >= MemoryLayout<fuse_in_header>.size {
+                if latency != nil {
+                    let now = MonotonicClock.nanoseconds()
+                    apply(pollingHold.withLock { $0.requestRead(at: now) })
+                }
+                return .request(count)
+            }
             if count >= 0 { return .ended(-EIO) }
             switch errno {
             case EINTR, ENOENT:
@@ -223,12 +238,28 @@ final class RequestLoop: @unchecked Sendable {
     private func sleepUntilRequest(_ worker: Int) {
         locked { rota.readerWaits(worker) }
         var device = pollfd(fd: self.device, events: Int16(POLLIN), revents: 0)
+        if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, milliseconds: Self.lingerMilliseconds) {
+            apply(pollingHold.withLock { $0.lingered() })
+        }
         while poll(&device, 1, -1) < 0, errno == EINTR {}
         locked {
             rota.readerReads(worker)
             // The deputy slept while the reader did; it looks in again from now on.
             pthread_cond_signal(deputyCall)
         }
+    }
+
+    /// Whether `device` became readable within `milliseconds`.
+    private static func wait(for device: inout pollfd, milliseconds: Int32) -> Bool {
+        var ready = poll(&device, 1, milliseconds)
+        while ready < 0, errno == EINTR { ready = poll(&device, 1, milliseconds) }
+        return ready > 0
+    }
+
+    private func apply(_ change: PollingHold.Change?) {
+        guard let change, let latency else { return }
+        // A refused request changes nothing but the speed of the next requests.
+        try? latency.keepCPUsPolling(change == .hold)
     }
 
     private func handle(_ request: UnsafeMutableRawBufferPointer, worker: Int) {

@@ -79,6 +79,17 @@ enum MountCommand {
         var configuration = options.configuration
         configuration.backing = backing
         configuration.mountpoint = mountpoint
+        // Idle CPUs poll while requests stream in when asked to, or by default in a virtual
+        // machine, where waking a halted CPU is slow (`PollingHold`). Only root may ask.
+        var latency: CPULatencyRequest?
+        if options.idlePolling ?? CPULatencyRequest.inVirtualMachine {
+            do {
+                latency = try CPULatencyRequest()
+            } catch where options.idlePolling == true {
+                report("option 'idle_poll' needs /dev/cpu_dma_latency, which only root may open (\(error))")
+                return .failure
+            } catch {}
+        }
         let session: FuseSession
         let fileSystem: VaultFileSystem
         let adapter: FuseAdapter
@@ -108,7 +119,7 @@ enum MountCommand {
         detachment?.report(.success)
         if detachment != nil { log.detach() }
         log.info("serving \(backing) on \(mountpoint)")
-        _ = session.serve(maxThreads: configuration.maxThreads)
+        _ = session.serve(maxThreads: configuration.maxThreads, latency: latency)
         control.stop()
         // Unmounted: nothing will use a key again.
         for protectionClass in ProtectionClass.allCases { fileSystem.dropContentKeys(of: protectionClass) }

@@ -15,6 +15,8 @@ struct MountOptions {
     var allowOther = false
     var nonempty = false
     var debug = false
+    /// `idle_poll` / `noidle_poll`; nil: only in a virtual machine (see `PollingHold`).
+    var idlePolling: Bool?
     var fuseOptions: [String] = []
 
     init(backing: String, mountpoint: String, foreground: Bool, optionList: String?) throws {
@@ -49,6 +51,8 @@ struct MountOptions {
             case "allow_other": allowOther = true
             case "nonempty": nonempty = true
             case "debug": debug = true
+            case "idle_poll": idlePolling = true
+            case "noidle_poll": idlePolling = false
             case "default_permissions", "auto_unmount", "subtype", "fsname":
                 break  // always set by protfs itself
             default: fuseOptions.append(option)

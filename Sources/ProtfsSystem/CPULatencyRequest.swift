@@ -1,0 +1,39 @@
+import Glibc
+
+/// A request to the kernel's CPU latency QoS (`/dev/cpu_dma_latency`). While it asks for
+/// 0 us, idle CPUs poll instead of halting, so waking a thread on one of them needs no
+/// interrupt and, in a virtual machine, no exit to the hypervisor and no wait for it to run
+/// the halted virtual CPU again. The request lives as long as the descriptor: the kernel
+/// drops it when the daemon closes it or dies.
+public final class CPULatencyRequest: Sendable {
+    /// The kernel's default target, which constrains nothing (2,000 s in microseconds).
+    static let unconstrained: Int32 = 2_000_000_000
+
+    private let descriptor: FileDescriptor
+
+    /// Opens a request (it starts unconstrained). Only root may: the device is 0600.
+    public init(device: String = "/dev/cpu_dma_latency") throws(Errno) {
+        descriptor = try FileDescriptor.open(path: device, .writeOnly)
+    }
+
+    deinit { descriptor.close() }
+
+    /// Asks idle CPUs to poll (`true`) or lets them sleep as the governor likes (`false`).
+    public func keepCPUsPolling(_ polling: Bool) throws(Errno) {
+        var microseconds = polling ? 0 : Self.unconstrained
+        _ = try syscallRetrying { Glibc.write(descriptor.rawValue, &microseconds, MemoryLayout<Int32>.size) }
+    }
+
+    /// Whether this kernel runs as a guest of a hypervisor: the `hypervisor` CPU flag (x86)
+    /// or `/sys/hypervisor/type` (Xen and others). There, a halted CPU costs every wake-up
+    /// an exit to the hypervisor, and polling costs host time rather than a battery.
+    public static var inVirtualMachine: Bool {
+        if access("/sys/hypervisor/type", F_OK) == 0 { return true }
+        guard let cpuinfo = try? FileDescriptor.open(path: "/proc/cpuinfo", .readOnly) else { return false }
+        defer { cpuinfo.close() }
+        guard let bytes = try? cpuinfo.readAll(limit: 1 << 20) else { return false }
+        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").contains { line in
+            line.hasPrefix("flags") && line.split(separator: " ").contains("hypervisor")
+        }
+    }
+}

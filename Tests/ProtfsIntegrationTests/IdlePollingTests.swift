@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// `idle_poll`: while requests stream in, the daemon asks the kernel (CPU latency QoS) to
+/// keep idle CPUs polling. The device's value is system-wide and other tests' daemons run
+/// alongside, so what is checked of the release is the daemon's own part (its descriptor),
+/// and `PollingHoldTests` checks when it lets go.
+@Suite("Idle CPUs kept polling while requests stream in")
+struct IdlePollingTests {
+    static let device = "/dev/cpu_dma_latency"
+
+    /// Whether the daemon holds a CPU latency request (the device open).
+    func holdsRequest(_ pid: Int32) -> Bool {
+        let links = CommandRunner.shell("for fd in /proc/\(pid)/fd/*; do readlink \"$fd\"; done").stdout
+        return links.split(separator: "\n").contains { $0 == Self.device }
+    }
+
+    @Test("with idle_poll, a stream of lookups brings the system's CPU latency target to 0")
+    func streamHolds() throws {
+        let vault = try TestVault()
+        try vault.mount(options: ["idle_poll"])
+        defer { try? vault.unmount() }
+        #expect(holdsRequest(vault.daemonPID))
+        // Lookups of names that do not exist, one after another, while the target is sampled.
+        let result = CommandRunner.python(#"""
+            import os, struct, sys, threading
+            stop = threading.Event()
+            def stream():
+                i = 0
+                while not stop.is_set():
+                    try: os.stat(os.path.join(sys.argv[1], "missing-%d" % i))
+                    except FileNotFoundError: pass
+                    i += 1
+            worker = threading.Thread(target=stream)
+            worker.start()
+            seen = set()
+            for _ in range(400):
+                with open("/dev/cpu_dma_latency", "rb") as qos:
+                    seen.add(struct.unpack("i", qos.read(4))[0])
+                if 0 in seen: break
+                stop.wait(0.005)
+            stop.set(); worker.join()
+            sys.exit(0 if 0 in seen else "target never 0 during the stream: %s" % sorted(seen))
+            """#, [vault.mountpoint], timeout: 60)
+        #expect(result.succeeded, "\(result.stderr)")
+    }
+
+    @Test("with noidle_poll the daemon holds no request at all")
+    func optedOut() throws {
+        let vault = try TestVault()
+        try vault.mount(options: ["noidle_poll"])
+        defer { try? vault.unmount() }
+        #expect(CommandRunner.shell("cd '\(vault.mountpoint)' && for i in $(seq 200); do : > f$i; done && ls -l >/dev/null").succeeded)
+        #expect(!holdsRequest(vault.daemonPID))
+    }
+
+    @Test("idle_poll asked of a daemon that is not root names the option and mounts nothing")
+    func refusedWithoutRoot() throws {
+        let vault = try TestVault()
+        #expect(CommandRunner.run("chown", ["-R", "65534:65534", vault.root.path]).succeeded)
+        #expect(throws: TestFailure.self) {
+            try vault.mount(options: ["idle_poll"], launcher: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+        }
+        defer { try? vault.unmount() }
+        #expect(vault.daemonOutput.contains("option 'idle_poll'"), "\(vault.daemonOutput)")
+        #expect(!TestVault.isMounted(vault.mountpoint))
+    }
+}
