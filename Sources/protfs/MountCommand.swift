@@ -119,6 +119,7 @@ enum MountCommand {
         detachment?.report(.success)
         if detachment != nil { log.detach() }
         log.info("serving \(backing) on \(mountpoint)")
+        if latency != nil { log.info("idle CPUs poll while requests stream in (mount with noidle_poll to let them halt)") }
         _ = session.serve(maxThreads: configuration.maxThreads, latency: latency)
         control.stop()
         // Unmounted: nothing will use a key again.
