@@ -209,7 +209,7 @@ final class RequestLoop: @unchecked Sendable {
             if count >= MemoryLayout<fuse_in_header>.size {
                 if latency != nil {
                     let now = MonotonicClock.nanoseconds()
-                    apply(pollingHold.withLock { $0.requestRead(at: now) })
+                    updateHold { $0.requestRead(at: now) }
                 }
                 return .request(count)
             }
@@ -239,7 +239,7 @@ final class RequestLoop: @unchecked Sendable {
         locked { rota.readerWaits(worker) }
         var device = pollfd(fd: self.device, events: Int16(POLLIN), revents: 0)
         if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, milliseconds: Self.lingerMilliseconds) {
-            apply(pollingHold.withLock { $0.lingered() })
+            updateHold { $0.lingered() }
         }
         while poll(&device, 1, -1) < 0, errno == EINTR {}
         locked {
@@ -256,10 +256,15 @@ final class RequestLoop: @unchecked Sendable {
         return ready > 0
     }
 
-    private func apply(_ change: PollingHold.Change?) {
-        guard let change, let latency else { return }
-        // A refused request changes nothing but the speed of the next requests.
-        try? latency.keepCPUsPolling(change == .hold)
+    /// Updates the hold and tells the kernel what changed, under the hold's lock, so that
+    /// changes reach it in the order they were decided whichever worker reads.
+    private func updateHold(_ update: (inout PollingHold) -> PollingHold.Change?) {
+        guard let latency else { return }
+        pollingHold.withLock { hold in
+            guard let change = update(&hold) else { return }
+            // A refused request changes nothing but the speed of the next requests.
+            try? latency.keepCPUsPolling(change == .hold)
+        }
     }
 
     private func handle(_ request: UnsafeMutableRawBufferPointer, worker: Int) {
