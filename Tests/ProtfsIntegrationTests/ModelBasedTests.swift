@@ -7,7 +7,7 @@ import Testing
 /// is shrunk to the shortest sequence that still fails and printed with its seed.
 ///
 /// `PROTFS_MODEL_OPS` (default 3000) and `PROTFS_MODEL_SEED` (default 1; `random` for a
-/// fresh one, printed) choose the run; the README gives the long run's command.
+/// fresh one, printed) choose the run; docs/GUARANTEES.md gives the long run's command.
 @Suite("Model-based random testing against ext4")
 struct ModelBasedTests {
     static let driver = CommandRunner.packageRoot.path + "/tests/model/run"

@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// The documents a newcomer reads stay true to the package: every target has its row in
+/// the architecture's module table, the README stays short, and its links lead somewhere.
+@Suite("documentation")
+struct DocumentationTests {
+    static func text(_ relativePath: String) throws -> String {
+        try String(contentsOf: CommandRunner.packageRoot.appendingPathComponent(relativePath), encoding: .utf8)
+    }
+
+    /// Every `name:` of a target declaration in Package.swift.
+    static func packageTargets() throws -> [String] {
+        let manifest = try text("Package.swift")
+        let declaration = /\.(?:target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([^"]+)"/
+        return manifest.matches(of: declaration).map { String($0.output.1) }
+    }
+
+    @Test("every target of Package.swift has a row in docs/ARCHITECTURE.md")
+    func everyTargetIsMapped() throws {
+        let targets = try Self.packageTargets()
+        #expect(targets.count > 10, "the manifest parse found too few targets: \(targets)")
+        let tableRows = try Self.text("docs/ARCHITECTURE.md").split(separator: "\n").filter { $0.hasPrefix("| `") }
+        for target in targets {
+            let row = tableRows.first { row in
+                let firstCell = row.split(separator: "|").first ?? ""
+                return firstCell.contains("`\(target)`")
+            }
+            #expect(row != nil, "docs/ARCHITECTURE.md has no row for the target \(target)")
+        }
+    }
+
+    @Test("the README stays a short read")
+    func readmeIsShort() throws {
+        let readme = try Self.text("README.md")
+        #expect(readme.utf8.count <= 16 * 1024, "README.md is \(readme.utf8.count) bytes: move detail to docs/")
+    }
+
+    @Test("every relative link of the README and docs/ names a file that exists")
+    func linksResolve() throws {
+        let root = CommandRunner.packageRoot
+        let documents = ["README.md"] + (try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 })
+        let link = /\]\(([^)#:]+)(?:#[^)]*)?\)/
+        for document in documents {
+            let base = root.appendingPathComponent(document).deletingLastPathComponent()
+            for match in try Self.text(document).matches(of: link) {
+                let target = base.appendingPathComponent(String(match.output.1)).standardizedFileURL.path
+                #expect(FileManager.default.fileExists(atPath: target), "\(document) links to \(match.output.1), which does not exist")
+            }
+        }
+    }
+}
