@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 5's model-based random test: `tests/model/run` runs a seeded random sequence of
+/// Issue 5's model-based random test: `Tests/model/run` runs a seeded random sequence of
 /// operations on the mount and, in lockstep, on a plain directory on ext4, comparing every
 /// result, with locks, unlocks, remounts and `kill -9` of the daemon in between; a mismatch
 /// is shrunk to the shortest sequence that still fails and printed with its seed.
@@ -10,7 +10,7 @@ import Testing
 /// fresh one, printed) choose the run; docs/GUARANTEES.md gives the long run's command.
 @Suite("Model-based random testing against ext4")
 struct ModelBasedTests {
-    static let driver = CommandRunner.packageRoot.path + "/tests/model/run"
+    static let driver = CommandRunner.packageRoot.path + "/Tests/model/run"
 
     static func seed(from environment: [String: String]) -> UInt64 {
         guard let spelled = environment["PROTFS_MODEL_SEED"] else { return 1 }
