@@ -1,6 +1,5 @@
 import Testing
 import ProtfsCrypto
-@testable import ProtfsCore
 
 @Suite struct Base64URLTests {
     @Test(arguments: [("", ""), ("f", "Zg"), ("fo", "Zm8"), ("foo", "Zm9v"), ("foob", "Zm9vYg"),
@@ -40,4 +39,10 @@ import ProtfsCrypto
     /// "Zg" is the one encoding of "f"; "Zh".."Zv" carry the same byte with non-zero unused bits.
     @Test(arguments: ["Zh", "Zi", "Zp", "Zv", "Zm9", "Zm-", "Zm_", "Zm9vYh"])
     func rejectsNonCanonicalTrailingBits(_ text: String) { #expect(Base64URL.decode(text) == nil) }
+
+    /// Debian's libsodium 1.0.18 decodes any byte from 0x80 up as if it were in the alphabet.
+    @Test(arguments: [[0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD, 0x77], [0x5A, 0x80], [0xFF, 0xFF, 0xFF, 0xFF]] as [[UInt8]])
+    func rejectsBytesAboveASCII(_ bytes: [UInt8]) {
+        #expect(Base64URL.decode(String(decoding: bytes, as: UTF8.self)) == nil)
+    }
 }
