@@ -1,10 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers, bottom up: the C libraries and a tiny C shim for the GNU names Swift's Glibc
-// module hides; crypto (libsodium, secure memory); system (typed syscalls); core (the
-// vault: classes, keybag, format, policy; no FUSE); the FUSE adapter; control (socket);
-// and the two executables.
+// Layers, bottom up (docs/ARCHITECTURE.md has the map): the C libraries and a tiny C shim
+// for the GNU names Swift's Glibc module hides; the domain's values (classes, lock states,
+// exit codes); crypto (libsodium, secure memory); system (typed syscalls); the control
+// protocol's client side (no vault); core (the vault: keybag, format, policy; no FUSE);
+// command-line support; the FUSE adapter; the control server; the two executables.
 let package = Package(
     name: "protfs",
     products: [
@@ -17,16 +18,20 @@ let package = Package(
         .target(name: "CProtfsSys"),
         .target(name: "ProtfsCrypto", dependencies: ["CSodium"]),
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
-        .target(name: "ProtfsCore", dependencies: ["ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "ProtfsControl", dependencies: ["CProtfsSys", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
-        .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem", "ProtfsControl"]),
-        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsControl"]),
-        .executableTarget(name: "protfsctl", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
+        .target(name: "ProtfsDomain"),
+        .target(name: "ProtfsControlClient", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsCommandLine", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsCore"]),
+        .target(name: "ProtfsControl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
+        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlClient"]),
+        .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCommandLine", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
         .target(name: "ProtfsTestSupport", path: "Tests/ProtfsTestSupport"),
-        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
-        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
+        .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCore", "ProtfsCrypto"]),
+        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
+        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlClient", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFuseTests", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
-        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"]),
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"]),
     ]
 )

@@ -11,9 +11,10 @@ let package = Package(
         .target(name: "CProtfsSys"),
         .target(name: "ProtfsCrypto", dependencies: ["CSodium"]),
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
-        .target(name: "ProtfsCore", dependencies: ["ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "ProtfsControl", dependencies: ["CProtfsSys", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
-        .executableTarget(name: "DecoderFuzzer", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem"],
+        .target(name: "ProtfsDomain"),
+        .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsControlClient", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .executableTarget(name: "DecoderFuzzer", dependencies: ["ProtfsControlClient", "ProtfsCore", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )

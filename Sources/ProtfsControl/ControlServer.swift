@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsControlClient
 import ProtfsSystem
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Glibc
-import ProtfsCore
+import ProtfsControlClient
 
 /// One accepted connection: reads the request within the time limit, checks the peer,
 /// calls the handler and replies. Every malformed input gets a `failure` reply naming the

@@ -1,4 +1,5 @@
-import ProtfsCore
+import ProtfsControlClient
+import ProtfsDomain
 import Synchronization
 
 /// One `protfsctl watch` connection as a listener of the daemon. Events are sent at once,

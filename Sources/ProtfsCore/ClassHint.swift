@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// The backing xattr `user.protfs.class`: the object's class sealed under the class-hint key

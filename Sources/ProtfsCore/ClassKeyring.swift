@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsDomain
 import Synchronization
 
 /// The class keys in memory right now. The lock controller installs them at unlock and

@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// `protfs.dir`, the record in every backing directory that holds its random id (the tweak

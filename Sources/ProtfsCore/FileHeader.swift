@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// The 328-byte header at the start of every regular file's backing object

@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// How a per-file key is wrapped in a header slot (docs/FORMAT.md, wrap kinds 3 and 4).

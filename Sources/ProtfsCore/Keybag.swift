@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// `BACKING/protfs.keybag`, the 534-byte layout of docs/FORMAT.md: the filesystem key and

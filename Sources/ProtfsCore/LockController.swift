@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsDomain
 import ProtfsSystem
 import Synchronization
 

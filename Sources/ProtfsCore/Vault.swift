@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 import Synchronization
 

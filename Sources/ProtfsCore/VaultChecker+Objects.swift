@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// What fsck checks on one object: a regular file's header, size and chunks, and the class

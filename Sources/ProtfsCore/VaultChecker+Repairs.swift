@@ -1,3 +1,4 @@
+import ProtfsDomain
 import ProtfsSystem
 
 /// Recording findings and, under `--repair`, applying their remedies: each one touches only

@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// `protfs fsck`: one pass over an opened (so locked) vault's backing directory. Every

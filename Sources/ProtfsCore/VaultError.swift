@@ -1,23 +1,11 @@
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
-
-/// The exit codes of SPEC section 5, shared by every command.
-public enum ExitCode: Int32, Sendable {
-    case success = 0
-    case failure = 1
-    case usage = 2
-    case wrongPasscode = 3
-    case rateLimited = 4
-    case refusedByLockState = 5
-    case notFound = 6
-    case alreadyExists = 7
-    case damage = 8
-}
 
 /// Vault-level failures: opening, initialising, unlocking, changing the passcode. Each says
 /// what failed and what to do, and maps to its exit code. No case carries a secret: paths,
 /// counts, versions and errno values only.
-public enum VaultError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum VaultError: CommandError, Sendable, Equatable {
     // Device key.
     case deviceKeyMissing(path: String)
     case deviceKeyInsecure(path: String, mode: UInt32)

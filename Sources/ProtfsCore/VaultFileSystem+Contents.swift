@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// Contents: every call here needs the file's class key (SPEC section 3 "content") and runs

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsDomain
 import ProtfsSystem
 
 /// Extended attributes on the mount: `user.protfs.class` is the class itself; other `user.*`

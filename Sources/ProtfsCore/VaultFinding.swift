@@ -1,3 +1,4 @@
+import ProtfsDomain
 import ProtfsSystem
 
 /// One thing `fsck` found wrong (or could not look at) in a backing directory: where, what,

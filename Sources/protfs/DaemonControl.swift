@@ -1,7 +1,9 @@
 import Glibc
 import ProtfsControl
+import ProtfsControlClient
 import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
 
 /// The daemon's answers to `protfsctl`: the control server checks who asks, this does it.
 final class DaemonControl: ControlHandler {

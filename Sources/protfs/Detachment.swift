@@ -1,6 +1,7 @@
 import Glibc
 import CProtfsSys
 import ProtfsCore
+import ProtfsDomain
 
 /// Running `protfs mount` in the background: the command returns only once the mount is
 /// live and the control socket answers, with the child's verdict as its exit code. The fork

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsCommandLine
 import ProtfsCore
 import ProtfsCrypto
 

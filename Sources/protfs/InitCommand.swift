@@ -1,5 +1,7 @@
+import ProtfsCommandLine
 import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
 
 /// `protfs init BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE]
 /// [--kdf interactive|moderate]`: creates a vault.

@@ -1,8 +1,10 @@
 import Glibc
 import CProtfsSys
+import ProtfsCommandLine
 import ProtfsControl
 import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsFuse
 import ProtfsSystem
 

@@ -1,3 +1,4 @@
+import ProtfsCommandLine
 import ProtfsCore
 import ProtfsFuse
 

@@ -1,4 +1,5 @@
 import CProtfsSys
+import ProtfsCommandLine
 import ProtfsCore
 
 /// The `protfs` command: a table of subcommands. Adding one is a file that defines its

@@ -1,5 +1,6 @@
 import CFuse
 import CSodium
+import ProtfsCommandLine
 import ProtfsCore
 
 /// `protfs version`: the release, the on-disk format it writes, and the libraries it runs on.

@@ -1,5 +1,5 @@
-import ProtfsControl
-import ProtfsCore
+import ProtfsCommandLine
+import ProtfsControlClient
 import ProtfsSystem
 
 /// `protfsctl backing-path PATH`: the backing object of PATH (itself, not a symlink's

@@ -1,5 +1,6 @@
 import Glibc
-import ProtfsCore
+import ProtfsCommandLine
+import ProtfsDomain
 import ProtfsSystem
 
 /// `protfsctl class get PATH...` and `protfsctl class set [-R] CLASS PATH...`: through the

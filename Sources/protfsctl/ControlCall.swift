@@ -1,5 +1,4 @@
-import ProtfsControl
-import ProtfsCore
+import ProtfsControlClient
 import ProtfsCrypto
 
 extension ControlClient {

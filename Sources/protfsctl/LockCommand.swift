@@ -1,5 +1,6 @@
-import ProtfsControl
-import ProtfsCore
+import ProtfsCommandLine
+import ProtfsControlClient
+import ProtfsDomain
 
 /// `protfsctl lock [--wait|--now] MOUNTPOINT`: starts the grace period (returns once the
 /// state is `locking`), waits for `locked`, or locks at once.

@@ -1,5 +1,5 @@
-import ProtfsControl
-import ProtfsCore
+import ProtfsCommandLine
+import ProtfsControlClient
 
 /// `protfsctl passwd MOUNTPOINT`: the current passcode, then the new one (twice on a
 /// terminal), a line each; works in every lock state and does not change it.

@@ -1,5 +1,5 @@
 import CProtfsSys
-import ProtfsCore
+import ProtfsCommandLine
 
 /// The `protfsctl` command: talks to a mounted vault's daemon over its control socket, and
 /// reads or sets protection classes through the `user.protfs.class` attribute.

@@ -1,6 +1,6 @@
 import Foundation
-import ProtfsControl
-import ProtfsCore
+import ProtfsCommandLine
+import ProtfsControlClient
 
 /// `protfsctl status MOUNTPOINT [--json]`: the lock state and the daemon's settings, as one
 /// JSON object (SPEC section 5's fields) or for people.

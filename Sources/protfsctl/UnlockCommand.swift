@@ -1,5 +1,5 @@
-import ProtfsControl
-import ProtfsCore
+import ProtfsCommandLine
+import ProtfsControlClient
 
 /// `protfsctl unlock MOUNTPOINT [--passcode-file FILE]`: the passcode from the file, the
 /// terminal (no echo) or the first line of standard input, sent from locked memory.

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import ProtfsControl
+@testable import ProtfsControlClient
 import ProtfsCore
 
 /// SO_PEERCRED tiers, with the real `protfsctl` run as another user (`setpriv`): anyone may

@@ -1,6 +1,8 @@
 import Foundation
+import ProtfsDomain
 import Testing
 import ProtfsControl
+@testable import ProtfsControlClient
 import ProtfsCore
 
 /// Every request through the real client and server, against the fake daemon.

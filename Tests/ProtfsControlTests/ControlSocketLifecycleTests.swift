@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import ProtfsControl
+@testable import ProtfsControlClient
 import ProtfsCore
 import ProtfsSystem
 

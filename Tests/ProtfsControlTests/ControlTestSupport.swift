@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import ProtfsControl
+@testable import ProtfsControlClient
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem

@@ -1,6 +1,8 @@
 import Foundation
+import ProtfsDomain
 import Testing
 @testable import ProtfsControl
+@testable import ProtfsControlClient
 import ProtfsCore
 import Synchronization
 

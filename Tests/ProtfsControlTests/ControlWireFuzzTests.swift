@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ProtfsControl
+@testable import ProtfsControlClient
 import ProtfsCore
 import ProtfsCrypto
 

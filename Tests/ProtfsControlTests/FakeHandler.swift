@@ -1,6 +1,8 @@
 import ProtfsControl
+@testable import ProtfsControlClient
 import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
 import Synchronization
 
 /// A daemon stand-in: remembers what it was asked, knows one passcode, and lets tests emit

@@ -1,3 +1,4 @@
+import ProtfsDomain
 import Testing
 import ProtfsCore
 import ProtfsSystem

@@ -1,3 +1,4 @@
+import ProtfsDomain
 import Testing
 @testable import ProtfsCore
 import ProtfsCrypto

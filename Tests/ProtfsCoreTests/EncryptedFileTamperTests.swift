@@ -1,3 +1,4 @@
+import ProtfsDomain
 import ProtfsTestSupport
 import Testing
 @testable import ProtfsCore

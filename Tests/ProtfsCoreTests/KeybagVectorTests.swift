@@ -1,4 +1,5 @@
 import Foundation
+import ProtfsDomain
 import Testing
 @testable import ProtfsCore
 import ProtfsCrypto

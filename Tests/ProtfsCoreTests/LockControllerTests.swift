@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsDomain
 import Synchronization
 import Testing
 @testable import ProtfsCore

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsDomain
 import Testing
 @testable import ProtfsCore
 import ProtfsCrypto

@@ -1,4 +1,4 @@
-import ProtfsControl
+import ProtfsControlClient
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem

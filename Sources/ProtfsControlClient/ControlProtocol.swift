@@ -1,5 +1,5 @@
-import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
 
 // The control protocol between `protfsctl` and the daemon, over the Unix stream socket of
 // `ControlSocketPath`. One request per connection; every integer is big-endian.
@@ -60,7 +60,7 @@ public enum ControlRequest: Sendable, Equatable {
     }
 
     /// What the request does, for "not allowed: ..." messages.
-    var action: String {
+    public var action: String {
         switch self {
         case .status: "ask for the status of"
         case .lock: "lock"
@@ -94,7 +94,7 @@ public enum ControlReply: Sendable, Equatable {
 public enum ControlLimits {
     public static let maximumHeaderLength = 64 * 1024
     /// At most two secrets follow a header (`passwd`); how many is fixed by the request.
-    public static let maximumSecretLength = PasscodeReader.maximumByteCount
+    public static let maximumSecretLength = PasscodeLimits.maximumByteCount
     public static let maximumJSONDepth = 8
     /// A path of PATH_MAX bytes has at most this many components.
     public static let maximumPathComponents = 2048

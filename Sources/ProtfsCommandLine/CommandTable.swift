@@ -1,3 +1,4 @@
+import ProtfsDomain
 /// A tool's subcommands (`protfs`, `protfsctl`): finds the command named by the first
 /// arguments, prints the usage, and returns the exit code. Adding a command is a file that
 /// defines its `Command` and a line in the tool's table.

@@ -8,10 +8,10 @@ import ProtfsSystem
 /// that any path spelling of the same mount point finds the same socket.
 public enum ControlSocketPath {
     public static let systemDirectory = "/run/protfs"
-    static let directoryMode: mode_t = 0o755
-    static let socketMode: mode_t = 0o666
+    public static let directoryMode: mode_t = 0o755
+    public static let socketMode: mode_t = 0o666
     /// `sun_path` holds 108 bytes including the terminating NUL.
-    static let maximumPathLength = 107
+    public static let maximumPathLength = 107
 
     /// The socket's file name for a canonical mount point.
     public static func fileName(forMountpoint canonical: String) -> String {

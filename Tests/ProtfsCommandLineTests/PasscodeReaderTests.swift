@@ -1,13 +1,16 @@
-import Testing
-@testable import ProtfsCore
-import ProtfsCrypto
+import Foundation
 import Glibc
+@testable import ProtfsCommandLine
+import ProtfsCore
+import ProtfsCrypto
+import Testing
 
 @Suite struct PasscodeReaderTests {
     func read(_ contents: [UInt8]) throws -> [UInt8] {
-        let dir = TemporaryDirectory()
-        try dir.write(contents, to: "passcode")
-        let secret = try PasscodeReader(passcodeFile: dir.child("passcode")).read()
+        let file = NSTemporaryDirectory() + "protfs-passcode-\(UUID().uuidString)"
+        try Data(contents).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let secret = try PasscodeReader(passcodeFile: file).read()
         return secret.withUnsafeBytes { Array($0) }
     }
 

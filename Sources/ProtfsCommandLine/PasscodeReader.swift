@@ -1,5 +1,7 @@
 import Glibc
+import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// Reads a passcode into locked memory, never through a Swift `String`: from a file (its
@@ -8,7 +10,7 @@ import ProtfsSystem
 /// A line loses exactly one trailing `\n` (and a `\r` just before it); its bytes are taken
 /// as given; an empty one is refused.
 public struct PasscodeReader: Sendable {
-    public static let maximumByteCount = 4096
+    public static let maximumByteCount = PasscodeLimits.maximumByteCount
     public let passcodeFile: String?
 
     public init(passcodeFile: String?) { self.passcodeFile = passcodeFile }

@@ -1,6 +1,6 @@
 import Glibc
-import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
 import ProtfsSystem
 
 /// One line of `protfsctl watch`.

@@ -1,5 +1,4 @@
 import Foundation
-import ProtfsCore
 import ProtfsCrypto
 
 /// Where the bytes of a message come from: a socket with a deadline, or memory in tests.

@@ -1,5 +1,5 @@
 import Foundation
-import ProtfsCore
+import ProtfsDomain
 
 /// The JSON headers of requests and replies (see ControlProtocol.swift). Decoding is
 /// strict: the discriminator must be known and the keys must be exactly the ones its kind

@@ -1,7 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
-@testable import ProtfsCore
+@testable import ProtfsFuse
 
 /// When listings carry every entry's attributes: only after a walker has shown that it
 /// looks up what it lists, and only for the advisor's window.

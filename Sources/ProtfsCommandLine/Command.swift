@@ -1,3 +1,4 @@
+import ProtfsDomain
 /// One subcommand of `protfs` or `protfsctl`: how it is called and what it does. `run`
 /// throws `UsageError` (exit 2), a `CommandError` (its own exit code and message) or
 /// `CommandExit` (already reported); anything else exits 1.
@@ -43,13 +44,6 @@ public struct Command: Sendable {
         }
     }
 }
-
-/// An error that knows its exit code and says what failed and what to do.
-public protocol CommandError: Error, CustomStringConvertible {
-    var exitCode: ExitCode { get }
-}
-
-extension VaultError: CommandError {}
 
 /// A command that has already said what went wrong and only needs to exit with `code`.
 public struct CommandExit: Error {

@@ -5,22 +5,22 @@ import ProtfsSystem
 /// A Unix stream socket descriptor and the few calls the control socket needs. Sends never
 /// raise SIGPIPE (a client that went away is an error return, not a dead daemon); reads
 /// wait with `poll` against a deadline, so a half-sent message cannot hold a thread.
-struct UnixSocket: Sendable {
-    let fd: Int32
+public struct UnixSocket: Sendable {
+    public let fd: Int32
 
     /// Credentials of the process at the other end (`SO_PEERCRED`), taken when it connected.
-    struct Peer: Sendable {
-        let uid: uid_t
-        let gid: gid_t
-        let pid: pid_t
+    public struct Peer: Sendable {
+        public let uid: uid_t
+        public let gid: gid_t
+        public let pid: pid_t
     }
 
-    static func make() throws(Errno) -> UnixSocket {
+    public static func make() throws(Errno) -> UnixSocket {
         UnixSocket(fd: try syscallRetrying { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) })
     }
 
     /// Binds a new socket to `path` and listens.
-    static func listening(at path: String, backlog: Int32) throws(Errno) -> UnixSocket {
+    public static func listening(at path: String, backlog: Int32) throws(Errno) -> UnixSocket {
         let socket = try make()
         do {
             _ = try syscallRetrying { withAddress(path) { bind(socket.fd, $0, $1) } }
@@ -32,7 +32,7 @@ struct UnixSocket: Sendable {
         return socket
     }
 
-    static func connected(to path: String) throws(Errno) -> UnixSocket {
+    public static func connected(to path: String) throws(Errno) -> UnixSocket {
         let socket = try make()
         do {
             // connect is not restarted after EINTR once it has begun; a Unix socket connect
@@ -64,25 +64,25 @@ struct UnixSocket: Sendable {
         }
     }
 
-    func accept() throws(Errno) -> UnixSocket {
+    public func accept() throws(Errno) -> UnixSocket {
         UnixSocket(fd: try syscallRetrying { protfs_accept_cloexec(fd) })
     }
 
-    func peer() -> Peer? {
+    public func peer() -> Peer? {
         var uid: uid_t = 0, gid: gid_t = 0, pid: pid_t = 0
         guard protfs_peer_credentials(fd, &uid, &gid, &pid) == 0 else { return nil }
         return Peer(uid: uid, gid: gid, pid: pid)
     }
 
     /// Bounds how long one blocking send may wait for a peer that does not read.
-    func setSendTimeout(seconds: Int) {
+    public func setSendTimeout(seconds: Int) {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Sends all of `bytes`. `nonBlocking`: fail with EAGAIN rather than wait for room
     /// (a watch event must never stall the daemon's lock transition).
-    func send(_ bytes: UnsafeRawBufferPointer, nonBlocking: Bool = false) throws(Errno) {
+    public func send(_ bytes: UnsafeRawBufferPointer, nonBlocking: Bool = false) throws(Errno) {
         let flags = Int32(MSG_NOSIGNAL) | (nonBlocking ? Int32(MSG_DONTWAIT) : 0)
         var done = 0
         while done < bytes.count {
@@ -92,7 +92,7 @@ struct UnixSocket: Sendable {
 
     /// Reads up to `buffer.count` bytes, waiting until `deadline` (forever when nil); 0 at
     /// end of stream.
-    func receive(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?) throws(ControlWireError) -> Int {
+    public func receive(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?) throws(ControlWireError) -> Int {
         while true {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let wait = deadline.map { Int32(clamping: $0.millisecondsLeft) } ?? -1
@@ -112,21 +112,21 @@ struct UnixSocket: Sendable {
     }
 
     /// Wakes every thread blocked on this socket (reads see end of stream, accept fails).
-    func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+    public func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
 
-    func close() { _ = Glibc.close(fd) }
+    public func close() { _ = Glibc.close(fd) }
 }
 
 /// A point in monotonic time a wait must not pass.
-struct Deadline: Sendable {
+public struct Deadline: Sendable {
     private let nanoseconds: UInt64
 
-    init(secondsFromNow seconds: Int) {
+    public init(secondsFromNow seconds: Int) {
         nanoseconds = MonotonicClock.nanoseconds() + UInt64(seconds) * 1_000_000_000
     }
 
     /// Whole milliseconds left, rounded up so that a wait never ends early; 0 once passed.
-    var millisecondsLeft: Int {
+    public var millisecondsLeft: Int {
         let now = MonotonicClock.nanoseconds()
         guard nanoseconds > now else { return 0 }
         return Int((nanoseconds - now + 999_999) / 1_000_000)
@@ -134,11 +134,16 @@ struct Deadline: Sendable {
 }
 
 /// A socket as a message source: every fill must be complete by one deadline.
-struct SocketByteSource: ControlByteSource {
-    let socket: UnixSocket
-    let deadline: Deadline?
+public struct SocketByteSource: ControlByteSource {
+    public let socket: UnixSocket
+    public let deadline: Deadline?
 
-    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(ControlWireError) {
+    public init(socket: UnixSocket, deadline: Deadline?) {
+        self.socket = socket
+        self.deadline = deadline
+    }
+
+    public mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(ControlWireError) {
         var done = 0
         while done < buffer.count {
             let n = try socket.receive(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), deadline: deadline)
@@ -149,10 +154,12 @@ struct SocketByteSource: ControlByteSource {
 }
 
 /// A socket as a message sink.
-struct SocketByteSink: ControlByteSink {
-    let socket: UnixSocket
+public struct SocketByteSink: ControlByteSink {
+    public let socket: UnixSocket
 
-    mutating func send(_ bytes: UnsafeRawBufferPointer) throws(ControlWireError) {
+    public init(socket: UnixSocket) { self.socket = socket }
+
+    public mutating func send(_ bytes: UnsafeRawBufferPointer) throws(ControlWireError) {
         do {
             try socket.send(bytes)
         } catch {

@@ -1,0 +1,66 @@
+import ProtfsDomain
+
+/// `protfsctl status --json`: exactly SPEC section 5's fields.
+public struct StatusReport: Sendable, Codable, Equatable {
+    public var state: LockState
+    public var graceSecondsLeft: Int?
+    public var pid: Int32
+    public var mountpoint: String
+    public var backing: String
+    public var passcodeSet: Bool
+    public var grace: Int
+    public var autolock: Int
+    public var failedAttempts: Int
+    public var retryAfterSeconds: Int?
+
+    public init(state: LockState, graceSecondsLeft: Int?, pid: Int32, mountpoint: String, backing: String,
+                passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?) {
+        self.state = state
+        self.graceSecondsLeft = graceSecondsLeft
+        self.pid = pid
+        self.mountpoint = mountpoint
+        self.backing = backing
+        self.passcodeSet = passcodeSet
+        self.grace = grace
+        self.autolock = autolock
+        self.failedAttempts = failedAttempts
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+}
+
+extension StatusReport {
+    private enum CodingKeys: String, CodingKey {
+        case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
+    }
+
+    /// Every key, with `null` for a value that does not apply now, so that `status --json`
+    /// always has the same shape.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(state, forKey: .state)
+        try container.encode(graceSecondsLeft, forKey: .graceSecondsLeft)
+        try container.encode(pid, forKey: .pid)
+        try container.encode(mountpoint, forKey: .mountpoint)
+        try container.encode(backing, forKey: .backing)
+        try container.encode(passcodeSet, forKey: .passcodeSet)
+        try container.encode(grace, forKey: .grace)
+        try container.encode(autolock, forKey: .autolock)
+        try container.encode(failedAttempts, forKey: .failedAttempts)
+        try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
+    }
+}
+
+/// A refusal to send back to `protfsctl`: its message and the exit code it should use.
+public struct ControlFailure: Error, Sendable, Equatable {
+    public let exitCode: ExitCode
+    public let message: String
+
+    public init(_ exitCode: ExitCode, _ message: String) {
+        self.exitCode = exitCode
+        self.message = message
+    }
+}
+
+extension ControlFailure: CommandError {
+    public var description: String { message }
+}

@@ -1,0 +1,17 @@
+/// The exit codes of SPEC section 5, shared by every command.
+public enum ExitCode: Int32, Sendable {
+    case success = 0
+    case failure = 1
+    case usage = 2
+    case wrongPasscode = 3
+    case rateLimited = 4
+    case refusedByLockState = 5
+    case notFound = 6
+    case alreadyExists = 7
+    case damage = 8
+}
+
+/// An error that knows its exit code and says what failed and what to do.
+public protocol CommandError: Error, CustomStringConvertible {
+    var exitCode: ExitCode { get }
+}
