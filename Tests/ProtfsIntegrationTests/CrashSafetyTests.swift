@@ -213,13 +213,19 @@ struct CrashSafetyTests {
         defer { try? vault.unmount() }
         try vault.mount()
         try vault.makeClassDirectories(holding: ["f": "still here\n"])
-        var current = TestVault.passcode
-        var changed = 0
-        // The kill lands from before passwd has read its input to after it has finished,
+        // One passwd run to its end says how long one takes on this machine now (two Argon2id
+        // runs and the keybag's write: 0.3 s when idle, seconds on a loaded one), so that the
+        // kills below land from before passwd has read its input to after it has finished,
         // across the window where the new keybag and the generation are written.
+        let started = Date()
+        let calibration = vault.protfsctl(["passwd", vault.mountpoint], stdin: "\(TestVault.passcode)\ncalibrated\n", timeout: 60)
+        #expect(calibration.succeeded, "\(calibration.stderr)")
+        let step = Date().timeIntervalSince(started) * 1.2 / 11
+        var current = "calibrated"
+        var changed = 0
         for round in 0..<12 {
             let next = "passcode of round \(round)"
-            try vault.protfsctlPasswdThenKill(old: current, new: next, after: 0.05 * Double(round))
+            try vault.protfsctlPasswdThenKill(old: current, new: next, after: step * Double(round))
             try vault.reapKilledDaemon()
             var opened: String?
             for candidate in [current, next] {
