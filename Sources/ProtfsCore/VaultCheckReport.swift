@@ -21,6 +21,10 @@ public struct VaultCheckReport: Sendable {
     public internal(set) var formatOneFiles = 0
     public internal(set) var formatOneDirectories = 0
     public internal(set) var directoryRecordsUpgraded = 0
+    /// Symlinks whose target is in format 1, sealed to no location, so a target copied from
+    /// another symlink would open (docs/FORMAT.md). Not damage: `--repair` rewrites them.
+    public internal(set) var formatOneSymlinks = 0
+    public internal(set) var symlinksUpgraded = 0
 
     public var objectsChecked: Int { files + directories + symlinks + otherNodes }
     public var damaged: [VaultFinding] { findings.filter(\.problem.isDamage) }
@@ -55,6 +59,13 @@ public struct VaultCheckReport: Sendable {
         }
         if directoryRecordsUpgraded > 0 {
             parts.append("\(Self.count(directoryRecordsUpgraded, "directory record", "directory records")) rewritten in format 2")
+        }
+        if formatOneSymlinks > 0 {
+            parts.append("in format 1, their target not bound to their name: \(Self.count(formatOneSymlinks, "symlink", "symlinks"))"
+                         + " (--repair rewrites them)")
+        }
+        if symlinksUpgraded > 0 {
+            parts.append("\(Self.count(symlinksUpgraded, "symlink", "symlinks")) rewritten in format 2")
         }
         if couldNotCheckEverything { parts.append("some objects could not be checked (see the unchecked lines)") }
         return parts.joined(separator: "; ")

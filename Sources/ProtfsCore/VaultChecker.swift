@@ -101,8 +101,9 @@ public final class VaultChecker {
                 checkSidecar(name, in: directory, location: .undecodable(directory: path, backingPath: childBackingPath))
             case .encoded, .longEntry:
                 if let plaintext = BackingEntryName.plaintextName(of: name, in: directory, directoryID: directoryID, keys: keys) {
-                    checkObject(name, status: status, in: directory,
-                                path: Self.join(path, plaintext), backingPath: childBackingPath)
+                    checkObject(name, status: status, in: directory, path: Self.join(path, plaintext),
+                                backingPath: childBackingPath,
+                                symlinkLocation: SymlinkLocation(vaultID: vault.vaultID, directoryID: directoryID, name: plaintext))
                 } else {
                     checkUndecodable(name, status: status, in: directory,
                                      location: .undecodable(directory: path, backingPath: childBackingPath))
@@ -111,7 +112,8 @@ public final class VaultChecker {
         }
     }
 
-    private func checkObject(_ name: String, status: stat, in parent: FileDescriptor, path: [UInt8], backingPath: String) {
+    private func checkObject(_ name: String, status: stat, in parent: FileDescriptor, path: [UInt8], backingPath: String,
+                             symlinkLocation: SymlinkLocation) {
         let location = Location.mount(path: path, backingPath: backingPath)
         switch status.fileType {
         case S_IFDIR:
@@ -122,7 +124,7 @@ public final class VaultChecker {
             checkFile(name, status: status, in: parent, location: location)
         case S_IFLNK:
             report.symlinks += 1
-            checkSymlink(name, in: parent, location: location)
+            checkSymlink(name, status: status, in: parent, at: symlinkLocation, location: location)
         default:
             // FIFOs, sockets and device nodes are stored as they are: only their names are ours.
             report.otherNodes += 1
@@ -154,17 +156,27 @@ public final class VaultChecker {
         walk(directory, directoryID: metadata.directoryID, path: path, backingPath: backingPath)
     }
 
-    private func checkSymlink(_ name: String, in parent: FileDescriptor, location: Location) {
-        let target: String
-        do { target = try parent.readSymlink(name) } catch {
+    /// A target must open for the symlink's location. One in format 1 (sealed to no
+    /// location) is rewritten in format 2 under `--repair`, otherwise counted for the summary.
+    private func checkSymlink(_ name: String, status: stat, in parent: FileDescriptor, at symlinkLocation: SymlinkLocation,
+                              location: Location) {
+        let backingTarget: String
+        do { backingTarget = try parent.readSymlink(name) } catch {
             everySymlinkSeen = false
             record(.unreadable(operation: "read the symlink", errno: error), at: location)
             return
         }
-        noteLinkReference(target)
-        do { _ = try SymlinkTarget.load(backingTarget: target, keys: keys, root: vault.backingRoot) } catch {
+        noteLinkReference(backingTarget)
+        var target: [UInt8]
+        do { target = try SymlinkTarget.load(backingTarget: backingTarget, at: symlinkLocation, keys: keys, root: vault.backingRoot) } catch {
             moveToLostAndFound(name, in: parent, location: location, problem: .symlinkTargetDamaged)
+            return
         }
+        defer { secureZero(&target) }
+        guard SymlinkTarget.format(of: backingTarget) == .unbound else { return }
+        let upgraded = repair && (try? upgradeSymlink(name, status: status, in: parent, target: target, at: symlinkLocation,
+                                                      formerTarget: backingTarget)) != nil
+        if upgraded { report.symlinksUpgraded += 1 } else { report.formatOneSymlinks += 1 }
     }
 
     /// An entry that looks like ours but whose name does not decode: the whole object goes.
@@ -202,7 +214,8 @@ public final class VaultChecker {
              ReservedNames.lostAndFound where isRoot && status.isDirectory:
             return
         default:
-            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile {
+            // A temporary symlink is a rename's or an upgrade's that a crash interrupted.
+            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile || status.isSymlink {
                 removeTemporary(name, in: directory)
             } else {
                 record(.foreign, at: location)
