@@ -91,6 +91,16 @@ public enum SymlinkTarget {
     /// The format of a backing target, without any key; nil when it cannot be one of ours.
     public static func format(of backingTarget: String) -> Format? { split(backingTarget)?.format }
 
+    /// Whether a backing target is marked with a version this build does not know (`N.`,
+    /// N > 2): made by a newer protfs, so the mount cannot read it and fsck leaves it alone.
+    public static func isNewerFormat(_ backingTarget: String) -> Bool {
+        let marker = backingTarget.utf8.prefix { $0 != UInt8(ascii: ".") }
+        guard marker.count < backingTarget.utf8.count, (1...4).contains(marker.count),
+              marker.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let version = Int(String(decoding: marker, as: UTF8.self)) else { return false }
+        return version > Format.bound.rawValue
+    }
+
     /// The target's length for getattr's `st_size`, from the backing target's length or the
     /// blob's size, without any key; nil when it cannot be one of ours.
     public static func plaintextLength(backingTarget: String, root: FileDescriptor) -> Int? {

@@ -30,7 +30,7 @@ public struct VaultCheckReport: Sendable {
     public var damaged: [VaultFinding] { findings.filter(\.problem.isDamage) }
     public var repairedCount: Int { damaged.filter(\.outcome.isRepaired).count }
     public var damageLeft: Bool { damaged.contains { !$0.outcome.isRepaired } }
-    public var couldNotCheckEverything: Bool { findings.contains { if case .unreadable = $0.problem { true } else { false } } }
+    public var couldNotCheckEverything: Bool { findings.contains(where: \.problem.isUnchecked) }
 
     public var exitCode: ExitCode {
         if damageLeft { return .damage }

@@ -169,7 +169,11 @@ public final class VaultChecker {
         noteLinkReference(backingTarget)
         var target: [UInt8]
         do { target = try SymlinkTarget.load(backingTarget: backingTarget, at: symlinkLocation, keys: keys, root: vault.backingRoot) } catch {
-            moveToLostAndFound(name, in: parent, location: location, problem: .symlinkTargetDamaged)
+            if SymlinkTarget.isNewerFormat(backingTarget) {
+                record(.symlinkTargetNewer, at: location)
+            } else {
+                moveToLostAndFound(name, in: parent, location: location, problem: .symlinkTargetDamaged)
+            }
             return
         }
         defer { secureZero(&target) }

@@ -84,9 +84,13 @@ extension VaultFileSystem {
 
     public func readLink(_ node: BackingNode) throws(Errno) -> [UInt8] {
         guard node.isSymlink else { throw .invalid }
+        let backingTarget = try node.descriptor.readSymlink()
+        guard !SymlinkTarget.isNewerFormat(backingTarget) else {
+            reportDamage("symlink target of \(describe(node)) is in a format made by a newer protfs")
+            throw .io
+        }
         return try reportingDamage(of: node, "symlink target") { () throws(Errno) in
-            try SymlinkTarget.load(backingTarget: node.descriptor.readSymlink(), at: node.symlinkLocation, keys: keys,
-                                   root: vault.backingRoot)
+            try SymlinkTarget.load(backingTarget: backingTarget, at: node.symlinkLocation, keys: keys, root: vault.backingRoot)
         }
     }
 

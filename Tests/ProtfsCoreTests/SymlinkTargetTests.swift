@@ -102,6 +102,17 @@ import ProtfsTestSupport
         }
     }
 
+    /// A later version will be marked `N.`: such a target is told from damage without a key.
+    @Test func newerFormatsAreToldApart() throws {
+        for newer in ["3.AAAA", "17.@00", "3."] { #expect(SymlinkTarget.isNewerFormat(newer), "\(newer)") }
+        for other in ["2.AAAA", "1.AAAA", "AAAA", "@0011", ".3", "+3.AA", "x3.AA", "99999.AA", "3", ""] {
+            #expect(!SymlinkTarget.isNewerFormat(other), "\(other)")
+        }
+        #expect(throws: Errno.io) {
+            try SymlinkTarget.load(backingTarget: "3.AAAA", at: location, keys: keys, root: .currentWorkingDirectory)
+        }
+    }
+
     @Test func refusesEmptyAndOverlongTargets() throws {
         try withScratchDirectory { root in
             #expect(throws: Errno.noEntry) { try SymlinkTarget.store(target: [], at: location, keys: keys, root: root) }

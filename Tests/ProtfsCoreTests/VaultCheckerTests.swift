@@ -419,6 +419,20 @@ import ProtfsTestSupport
         #expect(targets == [Array("notes".utf8), Array(Fixture.longTarget.utf8)])
     }
 
+    /// A target marked with a format this build does not know was made by a newer protfs:
+    /// reported as not checked (exit 1), never moved, even under `--repair`.
+    @Test func symlinkTargetsOfANewerFormatAreLeftAlone() throws {
+        let f = try Fixture()
+        let link = try f.backingPath("link")
+        try f.remove(link)
+        guard symlink("3.AAAAAAAA", f.full(link)) == 0 else { throw Errno.current }
+        let report = try f.check(repair: true)
+        #expect(problems(report) == ["/link": .symlinkTargetNewer])
+        #expect(report.findings.first?.outcome == .notRepaired && report.findings.first?.line.hasPrefix("unchecked: /link: ") == true)
+        #expect(report.exitCode == .failure)
+        #expect(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(link)) == "3.AAAAAAAA")
+    }
+
     // MARK: directories
 
     @Test func damagedDirectoryMetadataMovesTheWholeDirectory() throws {
