@@ -29,6 +29,9 @@ public final class VaultChecker {
     var fileVerdicts: [BackingNode.Identity: Problem?] = [:]
     /// Out-of-line targets some backing symlink refers to, by link id.
     var referencedLinks: Set<ObjectID> = []
+    /// Out-of-line targets of temporary symlinks removed (a rename or upgrade cut short): if
+    /// no symlink refers to one, it goes as housekeeping too, not as an orphan.
+    var temporaryLinks: Set<ObjectID> = []
     /// False once part of the tree could not be listed: a blob may belong to a symlink there,
     /// so none is called an orphan.
     var everySymlinkSeen = true
@@ -220,6 +223,9 @@ public final class VaultChecker {
         default:
             // A temporary symlink is a rename's or an upgrade's that a crash interrupted.
             if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile || status.isSymlink {
+                if status.isSymlink, let target = try? directory.readSymlink(name), let linkID = SymlinkTarget.linkID(of: target) {
+                    temporaryLinks.insert(linkID)
+                }
                 removeTemporary(name, in: directory)
             } else {
                 record(.foreign, at: location)
@@ -296,7 +302,11 @@ public final class VaultChecker {
                 removeTemporary(name, in: links)
             } else if let linkID = SymlinkTarget.linkID(of: "@" + name), status.isRegularFile {
                 if everySymlinkSeen, !referencedLinks.contains(linkID) {
-                    moveToLostAndFound(name, in: links, location: location, problem: .orphanLinkBlob)
+                    if temporaryLinks.contains(linkID) {
+                        removeTemporary(name, in: links)
+                    } else {
+                        moveToLostAndFound(name, in: links, location: location, problem: .orphanLinkBlob)
+                    }
                 }
             } else {
                 record(.foreign, at: location)

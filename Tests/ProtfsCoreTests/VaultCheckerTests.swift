@@ -387,11 +387,14 @@ import ProtfsTestSupport
             }
             var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 5), timespec(tv_sec: 1_000_000_001, tv_nsec: 7)]
             guard utimensat(root.rawValue, link, &times, AT_SYMLINK_NOFOLLOW) == 0 else { throw Errno.current }
-            try root.makeSymlink(ReservedNames.temporaryPrefix + "left", target: "2.@00")
+            // A rename cut short: its temporary symlink and that one's out-of-line target.
+            let location = SymlinkLocation(vaultID: vault.vaultID, directoryID: .random(), name: Array("x".utf8))
+            let cutShort = try SymlinkTarget.store(target: Array(Fixture.longTarget.utf8), at: location, keys: vault.filesystemKeys, root: root)
+            try root.makeSymlink(ReservedNames.temporaryPrefix + "left", target: cutShort)
         }
         let report = try f.check()
         #expect(report.findings.isEmpty && report.exitCode == .success)
-        #expect((report.formatOneSymlinks, report.symlinksUpgraded, report.temporaryFilesRemoved) == (2, 0, 1))
+        #expect((report.formatOneSymlinks, report.symlinksUpgraded, report.temporaryFilesRemoved) == (2, 0, 2))
         #expect(report.summary.hasSuffix("in format 1, their target not bound to their name: 2 symlinks (--repair rewrites them)"))
 
         let repaired = try f.check(repair: true)
