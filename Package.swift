@@ -27,11 +27,12 @@ let package = Package(
         .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlClient"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCommandLine", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
-        .target(name: "ProtfsTestSupport", path: "Tests/ProtfsTestSupport"),
+        .target(name: "ProtfsTestSupport", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCore", "ProtfsCrypto"]),
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlClient", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFuseTests", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
-        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"]),
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"],
+                    exclude: ["Scripts"]),
     ]
 )

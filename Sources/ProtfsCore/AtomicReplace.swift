@@ -26,3 +26,27 @@ extension FileDescriptor {
         if syncDirectory { try self.syncDirectory() }
     }
 }
+
+extension FileDescriptor {
+    /// Makes a symlink to `target` in this directory under a fresh temporary name, with the
+    /// owner and times of `original` (the symlink it is to replace), and returns that name:
+    /// a symlink's target cannot change in place, so a new one is renamed over the old.
+    func makeTemporarySymlink(to target: String, like original: stat) throws(Errno) -> String {
+        let temporary = ReservedNames.temporaryPrefix + ObjectID.random().description
+        try makeSymlink(temporary, target: target)
+        do throws(Errno) {
+            let made = try FileDescriptor.open(temporary, in: self, [.path])
+            defer { made.close() }
+            let status = try made.status()
+            if status.st_uid != original.st_uid || status.st_gid != original.st_gid {
+                try made.changeOwner(uid: original.st_uid, gid: original.st_gid)
+            }
+            try made.setTimes(access: .at(seconds: original.st_atim.tv_sec, nanoseconds: original.st_atim.tv_nsec),
+                              modification: .at(seconds: original.st_mtim.tv_sec, nanoseconds: original.st_mtim.tv_nsec))
+        } catch {
+            try? removeFile(temporary)
+            throw error
+        }
+        return temporary
+    }
+}

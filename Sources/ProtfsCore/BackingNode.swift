@@ -20,6 +20,8 @@ public final class BackingNode: Sendable {
     /// What is cached about a directory (its id and class) or a file (its header).
     private let directoryCache = Mutex<DirectoryMetadata?>(nil)
     private let headerCache = Mutex<FileHeader?>(nil)
+    /// A symlink's location, which its target is sealed to: readlink names only the node.
+    private let locationOfSymlink = Mutex<SymlinkLocation?>(nil)
     /// Open handles and the decrypted-content object of a regular file.
     let content = OpenContent()
 
@@ -64,6 +66,14 @@ public final class BackingNode: Sendable {
             cached = metadata
             return metadata
         }
+    }
+
+    /// Where this symlink was last named (by lookup, listing, creation or rename); nil for
+    /// anything else. The last name wins, so a backing hard link to a symlink under another
+    /// name opens under neither once looked up (nothing protfs makes has two names).
+    public var symlinkLocation: SymlinkLocation? {
+        get { locationOfSymlink.withLock { $0 } }
+        set { if isSymlink { locationOfSymlink.withLock { $0 = newValue } } }
     }
 
     var cachedHeader: FileHeader? {

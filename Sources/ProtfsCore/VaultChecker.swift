@@ -30,6 +30,9 @@ public final class VaultChecker {
     var fileVerdicts: [BackingNode.Identity: Problem?] = [:]
     /// Out-of-line targets some backing symlink refers to, by link id.
     var referencedLinks: Set<ObjectID> = []
+    /// Out-of-line targets of temporary symlinks removed (a rename or upgrade cut short): if
+    /// no symlink refers to one, it goes as housekeeping too, not as an orphan.
+    var temporaryLinks: Set<ObjectID> = []
     /// False once part of the tree could not be listed: a blob may belong to a symlink there,
     /// so none is called an orphan.
     var everySymlinkSeen = true
@@ -102,8 +105,9 @@ public final class VaultChecker {
                 checkSidecar(name, in: directory, location: .undecodable(directory: path, backingPath: childBackingPath))
             case .encoded, .longEntry:
                 if let plaintext = BackingEntryName.plaintextName(of: name, in: directory, directoryID: directoryID, keys: keys) {
-                    checkObject(name, status: status, in: directory,
-                                path: Self.join(path, plaintext), backingPath: childBackingPath)
+                    checkObject(name, status: status, in: directory, path: Self.join(path, plaintext),
+                                backingPath: childBackingPath,
+                                symlinkLocation: SymlinkLocation(vaultID: vault.vaultID, directoryID: directoryID, name: plaintext))
                 } else {
                     checkUndecodable(name, status: status, in: directory,
                                      location: .undecodable(directory: path, backingPath: childBackingPath))
@@ -112,7 +116,8 @@ public final class VaultChecker {
         }
     }
 
-    private func checkObject(_ name: String, status: stat, in parent: FileDescriptor, path: [UInt8], backingPath: String) {
+    private func checkObject(_ name: String, status: stat, in parent: FileDescriptor, path: [UInt8], backingPath: String,
+                             symlinkLocation: SymlinkLocation) {
         let location = Location.mount(path: path, backingPath: backingPath)
         switch status.fileType {
         case S_IFDIR:
@@ -123,7 +128,7 @@ public final class VaultChecker {
             checkFile(name, status: status, in: parent, location: location)
         case S_IFLNK:
             report.symlinks += 1
-            checkSymlink(name, in: parent, location: location)
+            checkSymlink(name, status: status, in: parent, at: symlinkLocation, location: location)
         default:
             // FIFOs, sockets and device nodes are stored as they are: only their names are ours.
             report.otherNodes += 1
@@ -155,17 +160,31 @@ public final class VaultChecker {
         walk(directory, directoryID: metadata.directoryID, path: path, backingPath: backingPath)
     }
 
-    private func checkSymlink(_ name: String, in parent: FileDescriptor, location: Location) {
-        let target: String
-        do { target = try parent.readSymlink(name) } catch {
+    /// A target must open for the symlink's location. One in format 1 (sealed to no
+    /// location) is rewritten in format 2 under `--repair`, otherwise counted for the summary.
+    private func checkSymlink(_ name: String, status: stat, in parent: FileDescriptor, at symlinkLocation: SymlinkLocation,
+                              location: Location) {
+        let backingTarget: String
+        do { backingTarget = try parent.readSymlink(name) } catch {
             everySymlinkSeen = false
             record(.unreadable(operation: "read the symlink", errno: error), at: location)
             return
         }
-        noteLinkReference(target)
-        do { _ = try SymlinkTarget.load(backingTarget: target, keys: keys, root: vault.backingRoot) } catch {
-            moveToLostAndFound(name, in: parent, location: location, problem: .symlinkTargetDamaged)
+        noteLinkReference(backingTarget)
+        var target: [UInt8]
+        do { target = try SymlinkTarget.load(backingTarget: backingTarget, at: symlinkLocation, keys: keys, root: vault.backingRoot) } catch {
+            if SymlinkTarget.isNewerFormat(backingTarget) {
+                record(.symlinkTargetNewer, at: location)
+            } else {
+                moveToLostAndFound(name, in: parent, location: location, problem: .symlinkTargetDamaged)
+            }
+            return
         }
+        defer { secureZero(&target) }
+        guard SymlinkTarget.format(of: backingTarget) == .unbound else { return }
+        let upgraded = repair && (try? upgradeSymlink(name, status: status, in: parent, target: target, at: symlinkLocation,
+                                                      formerTarget: backingTarget)) != nil
+        if upgraded { report.symlinksUpgraded += 1 } else { report.formatOneSymlinks += 1 }
     }
 
     /// An entry that looks like ours but whose name does not decode: the whole object goes.
@@ -203,7 +222,11 @@ public final class VaultChecker {
              ReservedNames.lostAndFound where isRoot && status.isDirectory:
             return
         default:
-            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile {
+            // A temporary symlink is a rename's or an upgrade's that a crash interrupted.
+            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile || status.isSymlink {
+                if status.isSymlink, let target = try? directory.readSymlink(name), let linkID = SymlinkTarget.linkID(of: target) {
+                    temporaryLinks.insert(linkID)
+                }
                 removeTemporary(name, in: directory)
             } else {
                 record(.foreign, at: location)
@@ -280,7 +303,11 @@ public final class VaultChecker {
                 removeTemporary(name, in: links)
             } else if let linkID = SymlinkTarget.linkID(of: "@" + name), status.isRegularFile {
                 if everySymlinkSeen, !referencedLinks.contains(linkID) {
-                    moveToLostAndFound(name, in: links, location: location, problem: .orphanLinkBlob)
+                    if temporaryLinks.contains(linkID) {
+                        removeTemporary(name, in: links)
+                    } else {
+                        moveToLostAndFound(name, in: links, location: location, problem: .orphanLinkBlob)
+                    }
                 }
             } else {
                 record(.foreign, at: location)

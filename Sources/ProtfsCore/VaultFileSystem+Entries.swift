@@ -10,9 +10,16 @@ extension VaultFileSystem {
         try BackingEntryName.make(for: name, in: directoryMetadata(of: parent).directoryID, keys: keys)
     }
 
+    /// Where `name` in `parent` is, which a symlink's target is sealed to.
+    func symlinkLocation(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> SymlinkLocation {
+        SymlinkLocation(vaultID: keyring.vaultID, directoryID: try directoryMetadata(of: parent).directoryID, name: name)
+    }
+
     public func lookup(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> BackingNode {
         let entry = try backingName(name, in: parent)
-        return try BackingNode.open(entry.entry, in: parent.descriptor)
+        let node = try BackingNode.open(entry.entry, in: parent.descriptor)
+        if node.isSymlink { node.symlinkLocation = try symlinkLocation(name, in: parent) }
+        return node
     }
 
     /// Runs `create` for a new entry (a long name's sidecar is written first, and removed
@@ -59,12 +66,15 @@ extension VaultFileSystem {
     }
 
     public func makeSymlink(_ name: [UInt8], in parent: BackingNode, target: [UInt8], caller: Caller) throws(Errno) -> BackingNode {
-        let backingTarget = try SymlinkTarget.store(target: target, keys: keys, root: vault.backingRoot)
+        let location = try symlinkLocation(name, in: parent)
+        let backingTarget = try SymlinkTarget.store(target: target, at: location, keys: keys, root: vault.backingRoot)
         do {
             return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
                 try parent.descriptor.makeSymlink(stored, target: backingTarget)
                 try assignOwnership(of: stored, in: parent, to: caller)
-                return try BackingNode.open(stored, in: parent.descriptor)
+                let node = try BackingNode.open(stored, in: parent.descriptor)
+                node.symlinkLocation = location
+                return node
             }
         } catch {
             SymlinkTarget.removeBlob(backingTarget: backingTarget, root: vault.backingRoot)
@@ -74,13 +84,21 @@ extension VaultFileSystem {
 
     public func readLink(_ node: BackingNode) throws(Errno) -> [UInt8] {
         guard node.isSymlink else { throw .invalid }
+        let backingTarget = try node.descriptor.readSymlink()
+        guard !SymlinkTarget.isNewerFormat(backingTarget) else {
+            reportDamage("symlink target of \(describe(node)) is in a format made by a newer protfs")
+            throw .io
+        }
         return try reportingDamage(of: node, "symlink target") { () throws(Errno) in
-            try SymlinkTarget.load(backingTarget: node.descriptor.readSymlink(), keys: keys, root: vault.backingRoot)
+            try SymlinkTarget.load(backingTarget: backingTarget, at: node.symlinkLocation, keys: keys, root: vault.backingRoot)
         }
     }
 
+    /// Hard links of files and nodes. Not of directories, nor of symlinks: a symlink's target
+    /// is sealed to its one location, so a second name could not open it (`EPERM`, as on a
+    /// filesystem without hard links).
     public func link(_ node: BackingNode, as name: [UInt8], in parent: BackingNode) throws(Errno) {
-        guard !node.isDirectory else { throw .notPermitted }
+        guard !node.isDirectory, !node.isSymlink else { throw .notPermitted }
         try requireVaultFile(node)
         try creatingEntry(name, in: parent) { (stored) throws(Errno) in
             try node.descriptor.link(to: parent.descriptor, stored)
@@ -133,21 +151,82 @@ extension VaultFileSystem {
         for name in names { try? dir.removeFile(name) }
     }
 
+    /// A symlink that a rename gave a new backing object (its target sealed to its new
+    /// location): the kernel's node for `formerIdentity` is now `node`.
+    public struct MovedSymlink: Sendable {
+        public let formerIdentity: BackingNode.Identity
+        public let node: BackingNode
+    }
+
+    /// Renames an entry. A symlink is sealed anew for its new location, as a new backing
+    /// symlink put in place of the destination before the old name goes: a crash in between
+    /// leaves both names, never neither. An exchange cannot do that atomically, so one with a
+    /// symlink on either side is refused (`EINVAL`, as by a filesystem without it).
+    @discardableResult
     public func rename(_ name: [UInt8], in parent: BackingNode, to newName: [UInt8], in newParent: BackingNode,
-                       flags: FileDescriptor.RenameFlags) throws(Errno) {
+                       flags: FileDescriptor.RenameFlags) throws(Errno) -> MovedSymlink? {
+        // The kernel never sends a rename onto the same entry; done here it would remove it.
+        guard parent.identity != newParent.identity || name != newName else { return nil }
         let source = try backingName(name, in: parent)
         let destination = try backingName(newName, in: newParent)
+        let sourceIsSymlink = try parent.descriptor.status(of: source.entry).fileType == S_IFLNK
+        if flags.contains(.exchange) {
+            let destinationIsSymlink = (try? newParent.descriptor.status(of: destination.entry))?.fileType == S_IFLNK
+            guard !sourceIsSymlink, !destinationIsSymlink else { throw .invalid }
+        }
         let replaced = flags.contains(.exchange) ? nil : try? BackingNode.open(destination.entry, in: newParent.descriptor)
         if let replaced, replaced.isDirectory {
             let moving = try BackingNode.open(source.entry, in: parent.descriptor)
             guard moving.isDirectory else { throw .isDirectory }
             try removeEmptyDirectory(destination.entry, in: newParent)
         }
-        try BackingEntryName.rename(source, in: parent.descriptor, to: destination, in: newParent.descriptor, flags: flags)
+        var moved: MovedSymlink?
+        if sourceIsSymlink {
+            moved = try moveSymlink(name, source, in: parent, to: newName, destination, in: newParent, flags: flags)
+        } else {
+            try BackingEntryName.rename(source, in: parent.descriptor, to: destination, in: newParent.descriptor, flags: flags)
+        }
         if let replaced, replaced.isSymlink, (try? replaced.status().st_nlink) == 0,
            let target = try? replaced.descriptor.readSymlink() {
             SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
         }
+        return moved
+    }
+
+    private func moveSymlink(_ name: [UInt8], _ source: BackingEntryName, in parent: BackingNode,
+                             to newName: [UInt8], _ destination: BackingEntryName, in newParent: BackingNode,
+                             flags: FileDescriptor.RenameFlags) throws(Errno) -> MovedSymlink {
+        let moving = try BackingNode.open(source.entry, in: parent.descriptor)
+        guard moving.isSymlink else { throw .io }  // replaced in the backing directory meanwhile
+        let formerTarget = try moving.descriptor.readSymlink()
+        var target = try reportingDamage(of: moving, "symlink target") { () throws(Errno) in
+            try SymlinkTarget.load(backingTarget: formerTarget, at: symlinkLocation(name, in: parent), keys: keys,
+                                   root: vault.backingRoot)
+        }
+        defer { secureZero(&target) }
+        let location = try symlinkLocation(newName, in: newParent)
+        let newTarget = try SymlinkTarget.store(target: target, at: location, keys: keys, root: vault.backingRoot)
+        do throws(Errno) {
+            let temporary = try newParent.descriptor.makeTemporarySymlink(to: newTarget, like: moving.status())
+            do throws(Errno) {
+                try destination.create(in: newParent.descriptor) { (entry) throws(Errno) in
+                    try newParent.descriptor.rename(temporary, to: newParent.descriptor, entry, flags: flags)
+                }
+            } catch {
+                try? newParent.descriptor.removeFile(temporary)
+                throw error
+            }
+        } catch {
+            SymlinkTarget.removeBlob(backingTarget: newTarget, root: vault.backingRoot)
+            throw error
+        }
+        try source.remove(in: parent.descriptor) { (stored) throws(Errno) in try parent.descriptor.removeFile(stored) }
+        if (try? moving.status().st_nlink) == 0 {
+            SymlinkTarget.removeBlob(backingTarget: formerTarget, root: vault.backingRoot)
+        }
+        let node = try BackingNode.open(destination.entry, in: newParent.descriptor)
+        node.symlinkLocation = location
+        return MovedSymlink(formerIdentity: moving.identity, node: node)
     }
 
     /// One entry of a listing, as `readdir` shows it.
@@ -163,7 +242,9 @@ extension VaultFileSystem {
     /// The node of a listed entry (for `readdirplus`), opened like a lookup would.
     public func node(of entry: ListedEntry, in directory: BackingNode) throws(Errno) -> BackingNode {
         guard let backingName = entry.backingName else { throw .invalid }
-        return try BackingNode.open(backingName, in: directory.descriptor)
+        let node = try BackingNode.open(backingName, in: directory.descriptor)
+        if node.isSymlink { node.symlinkLocation = try symlinkLocation(entry.name, in: directory) }
+        return node
     }
 
     /// Opens a directory for listing (its entries are read as they are asked for).

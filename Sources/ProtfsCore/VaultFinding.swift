@@ -73,13 +73,24 @@ public struct VaultFinding: Sendable, Equatable {
         case foreign
         /// The check itself failed here: this part of the vault is not checked.
         case unreadable(operation: String, errno: Errno)
+        /// A symlink target in a format this build does not know: made by a newer protfs,
+        /// so neither checked nor touched.
+        case symlinkTargetNewer
 
         /// Damage makes `fsck` exit 8 unless repaired; the other two are reported only (a
         /// foreign entry) or make it exit 1 (something it could not check).
         public var isDamage: Bool {
             switch self {
-            case .foreign, .unreadable: false
+            case .foreign, .unreadable, .symlinkTargetNewer: false
             default: true
+            }
+        }
+
+        /// Not checked: `fsck` exits 1 unless there is damage left.
+        public var isUnchecked: Bool {
+            switch self {
+            case .unreadable, .symlinkTargetNewer: true
+            default: false
             }
         }
 
@@ -87,7 +98,7 @@ public struct VaultFinding: Sendable, Equatable {
         public var label: String {
             switch self {
             case .foreign: "foreign"
-            case .unreadable: "unchecked"
+            case .unreadable, .symlinkTargetNewer: "unchecked"
             default: "damaged"
             }
         }
@@ -98,7 +109,7 @@ public struct VaultFinding: Sendable, Equatable {
             case .orphanSidecar: .removeSidecar
             case .attributeNameUndecodable(let backingName), .attributeValueDamaged(_, let backingName):
                 .removeAttribute(backingName: backingName)
-            case .foreign, .unreadable: nil
+            case .foreign, .unreadable, .symlinkTargetNewer: nil
             default: .moveToLostAndFound
             }
         }
@@ -139,6 +150,8 @@ public struct VaultFinding: Sendable, Equatable {
                 "out-of-line symlink target that no symlink refers to"
             case .foreign:
                 "not made by protfs; the mount does not show it"
+            case .symlinkTargetNewer:
+                "symlink target is in a format newer than this protfs knows; not checked, left as it is"
             case .unreadable(let operation, let errno):
                 "cannot \(operation): \(errno); not checked"
             }

@@ -110,8 +110,10 @@ extension FuseAdapter {
         respond(req) { () throws(Errno) in
             let renameFlags = FileDescriptor.RenameFlags(rawValue: flags)
             guard !renameFlags.contains(.whiteout) else { throw .invalid }
-            try fileSystem.rename(Self.name(name), in: node(parent), to: Self.name(newName), in: node(newParent),
-                                  flags: renameFlags)
+            let moved = try fileSystem.rename(Self.name(name), in: node(parent), to: Self.name(newName),
+                                              in: node(newParent), flags: renameFlags)
+            // The kernel keeps its node for the renamed symlink: it now names the new object.
+            if let moved { inodes.replaceNode(of: moved.formerIdentity, with: moved.node) }
             fuse_reply_err(req, 0)
         }
     }

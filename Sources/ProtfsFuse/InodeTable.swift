@@ -68,7 +68,22 @@ final class InodeTable: Sendable {
             return (id, node, s.byID.count)
         }
         if count > capacity, let handler = crowdingHandler.withLock({ $0 }) { handler() }
+        // A symlink's target is sealed to its location: the name it was just found under.
+        if kept !== node, let location = node.symlinkLocation { kept.symlinkLocation = location }
         return (id, kept)
+    }
+
+    /// Makes the id that names the backing object `identity` name `node` instead (a symlink
+    /// that a rename made anew), and lets the former node go.
+    func replaceNode(of identity: BackingNode.Identity, with node: BackingNode) {
+        let released: BackingNode? = state.withLock { s in
+            guard let id = s.byIdentity[identity], s.byIdentity[node.identity] == nil, let entry = s.byID[id] else { return nil }
+            s.byIdentity[identity] = nil
+            s.byIdentity[node.identity] = id
+            s.byID[id] = Entry(node: node, lookups: entry.lookups, lastUse: entry.lastUse)
+            return entry.node
+        }
+        if let released { releaser.release(released) }
     }
 
     func whenCrowded(_ handler: @escaping @Sendable () -> Void) {

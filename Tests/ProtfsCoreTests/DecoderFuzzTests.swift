@@ -228,35 +228,42 @@ struct DecoderFuzzTests {
         #expect(names.isEmpty && stored.isEmpty && sealed.isEmpty, "\(names + stored + sealed)")
     }
 
-    @Test("SymlinkTarget.load and plaintextLength, inline and out of line")
+    @Test("SymlinkTarget.load and plaintextLength, inline and out of line, formats 1 and 2")
     func symlinkTargets() throws {
         try withScratchDirectory { root in
+            let location = SymlinkLocation(vaultID: .random(), directoryID: .random(), name: Array("link".utf8))
             let targets = [1, 100, 2900].map { sampleName(length: $0) }
-            let inline = try targets.map { try SymlinkTarget.store(target: $0, keys: filesystemKeys, root: root) }
+            let inline = try targets.map { try SymlinkTarget.store(target: $0, at: location, keys: filesystemKeys, root: root) }
+            let formatOneInline = try targets.map { try FormatOneSymlinkTarget.store(target: $0, keys: filesystemKeys, root: root) }
             let longTarget = sampleName(length: SymlinkTarget.maximumTargetLength, seed: 3)
-            let outOfLine = try SymlinkTarget.store(target: longTarget, keys: filesystemKeys, root: root)
-            let linkID = try #require(SymlinkTarget.linkID(of: outOfLine))
+            let outOfLine = try SymlinkTarget.store(target: longTarget, at: location, keys: filesystemKeys, root: root)
+            let formatOneOutOfLine = try FormatOneSymlinkTarget.store(target: longTarget, keys: filesystemKeys, root: root)
             let links = try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory])
             defer { links.close() }
-            let blob = try links.readAllOf(linkID.description)
 
-            let backingTargets = fuzz("symlink backing targets", samples: (inline + [outOfLine]).map { Array($0.utf8) }) { input in
+            let samples = inline + formatOneInline + [outOfLine, formatOneOutOfLine]
+            let backingTargets = fuzz("symlink backing targets", samples: samples.map { Array($0.utf8) }) { input in
                 let backing = String(decoding: input, as: UTF8.self)
                 let length = SymlinkTarget.plaintextLength(backingTarget: backing, root: root)
                 let target: [UInt8]
-                do throws(Errno) { target = try SymlinkTarget.load(backingTarget: backing, keys: filesystemKeys, root: root) } catch {
+                do throws(Errno) { target = try SymlinkTarget.load(backingTarget: backing, at: location, keys: filesystemKeys, root: root) } catch {
                     return error == .io ? nil : "load threw \(error), not EIO"
                 }
                 guard targets.contains(target) || target == longTarget else { return "a mutated target opened" }
                 return length == target.count ? nil : "getattr would show \(String(describing: length)) for a \(target.count)-byte target"
             }
-            let blobs = fuzz("symlink blobs", samples: [blob]) { contents in
-                do { try links.writeFileAtomically(linkID.description, contents: contents) } catch { return "cannot plant: \(error)" }
-                do throws(Errno) {
-                    return try SymlinkTarget.load(backingTarget: outOfLine, keys: filesystemKeys, root: root) == longTarget
-                        ? nil : "a planted blob changed the target"
-                } catch {
-                    return error == .io ? nil : "load threw \(error), not EIO"
+            var blobs: [String] = []
+            for (format, backing) in [("2", outOfLine), ("1", formatOneOutOfLine)] {
+                let linkID = try #require(SymlinkTarget.linkID(of: backing))
+                let blob = try links.readAllOf(linkID.description)
+                blobs += fuzz("symlink blobs, format \(format)", samples: [blob]) { contents in
+                    do { try links.writeFileAtomically(linkID.description, contents: contents) } catch { return "cannot plant: \(error)" }
+                    do throws(Errno) {
+                        return try SymlinkTarget.load(backingTarget: backing, at: location, keys: filesystemKeys, root: root) == longTarget
+                            ? nil : "a planted blob changed the target"
+                    } catch {
+                        return error == .io ? nil : "load threw \(error), not EIO"
+                    }
                 }
             }
             #expect(backingTargets.isEmpty && blobs.isEmpty, "\(backingTargets + blobs)")

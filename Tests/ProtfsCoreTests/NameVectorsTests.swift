@@ -79,7 +79,7 @@ import ProtfsSystem
                     defer { links.close() }
                     try links.writeFileAtomically(String(vector.backingTarget.dropFirst()), contents: try #require(hexBytes(blob)))
                 }
-                #expect(try SymlinkTarget.load(backingTarget: vector.backingTarget, keys: keys, root: root) == target)
+                #expect(try SymlinkTarget.load(backingTarget: vector.backingTarget, at: nil, keys: keys, root: root) == target)
                 #expect(SymlinkTarget.plaintextLength(backingTarget: vector.backingTarget, root: root) == target.count)
             }
         }

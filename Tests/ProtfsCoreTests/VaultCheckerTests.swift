@@ -5,6 +5,7 @@ import Testing
 @testable import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem
+import ProtfsTestSupport
 
 /// fsck on vaults built through the core API, then damaged on the backing store.
 @Suite struct VaultCheckerTests {
@@ -343,7 +344,7 @@ import ProtfsSystem
     @Test func symlinkTargetsAndOutOfLineBlobs() throws {
         let f = try Fixture()
         let link = try f.backingPath("link"), longlink = try f.backingPath("longlink")
-        let blob = String(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(longlink)).dropFirst())  // "@<hex>"
+        let blob = String(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(longlink)).dropFirst(3))  // "2.@<hex>"
         // The short link's target replaced by another sealed-looking one; the long link's
         // name damaged, so it goes to lost+found with its blob still in protfs.links.
         try f.remove(link)
@@ -367,6 +368,73 @@ import ProtfsSystem
         }()])
         #expect(f.lostAndFoundNames().contains(blob))
         #expect(try f.check().findings.isEmpty)
+    }
+
+    /// Symlinks as builds before format 2 wrote them (their targets sealed to no location)
+    /// are no damage: counted, and rewritten in format 2 by `--repair` with their owner and
+    /// times, the old out-of-line target removed; a temporary symlink left by an interrupted
+    /// rewrite is housekeeping.
+    @Test func formatOneSymlinksAreCountedAndUpgraded() throws {
+        let f = try Fixture()
+        let link = try f.backingPath("link"), longlink = try f.backingPath("longlink")
+        do {
+            let vault = try Vault.open(backing: f.backing, deviceKeyPath: f.deviceKey)
+            let root = try FileDescriptor.open(path: f.backing, [.readOnly, .directory])
+            defer { root.close() }
+            for (path, target) in [(link, "notes"), (longlink, Fixture.longTarget)] {
+                SymlinkTarget.removeBlob(backingTarget: try root.readSymlink(path), root: root)
+                try f.remove(path)
+                try root.makeSymlink(path, target: try FormatOneSymlinkTarget.store(target: Array(target.utf8), keys: vault.filesystemKeys, root: root))
+            }
+            var times = [timespec(tv_sec: 1_000_000_000, tv_nsec: 5), timespec(tv_sec: 1_000_000_001, tv_nsec: 7)]
+            guard utimensat(root.rawValue, link, &times, AT_SYMLINK_NOFOLLOW) == 0 else { throw Errno.current }
+            // A rename cut short: its temporary symlink and that one's out-of-line target.
+            let location = SymlinkLocation(vaultID: vault.vaultID, directoryID: .random(), name: Array("x".utf8))
+            let cutShort = try SymlinkTarget.store(target: Array(Fixture.longTarget.utf8), at: location, keys: vault.filesystemKeys, root: root)
+            try root.makeSymlink(ReservedNames.temporaryPrefix + "left", target: cutShort)
+        }
+        let report = try f.check()
+        #expect(report.findings.isEmpty && report.exitCode == .success)
+        #expect((report.formatOneSymlinks, report.symlinksUpgraded, report.temporaryFilesRemoved) == (2, 0, 2))
+        #expect(report.summary.hasSuffix("in format 1, their target not bound to their name: 2 symlinks (--repair rewrites them)"))
+
+        let repaired = try f.check(repair: true)
+        #expect(repaired.findings.isEmpty && repaired.exitCode == .success)
+        #expect((repaired.formatOneSymlinks, repaired.symlinksUpgraded) == (0, 2))
+        #expect(repaired.summary.hasSuffix("; 2 symlinks rewritten in format 2"))
+        let root = try FileDescriptor.open(path: f.backing, [.readOnly, .directory])
+        defer { root.close() }
+        let newLong = try root.readSymlink(longlink)
+        #expect(try root.readSymlink(link).hasPrefix("2.") && newLong.hasPrefix("2.@"))
+        let status = try root.status(of: link)
+        #expect((status.st_mtim.tv_sec, status.st_mtim.tv_nsec) == (1_000_000_001, 7), "its access time moves when it is read")
+        #expect(status.st_uid == getuid())
+        let links = try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory])
+        defer { links.close() }
+        #expect(try links.entryNames() == [String(newLong.dropFirst(3))], "the old blob is gone, the new one in place")
+        #expect(try !root.entryNames().contains { $0.hasPrefix(ReservedNames.temporaryPrefix) })
+
+        let again = try f.check()
+        #expect(again.findings.isEmpty && (again.formatOneSymlinks, again.symlinksUpgraded) == (0, 0))
+        var targets: [[UInt8]] = []
+        try f.populate { fs, _ in
+            for name in ["link", "longlink"] { targets.append(try fs.readLink(fs.lookup(Array(name.utf8), in: fs.root))) }
+        }
+        #expect(targets == [Array("notes".utf8), Array(Fixture.longTarget.utf8)])
+    }
+
+    /// A target marked with a format this build does not know was made by a newer protfs:
+    /// reported as not checked (exit 1), never moved, even under `--repair`.
+    @Test func symlinkTargetsOfANewerFormatAreLeftAlone() throws {
+        let f = try Fixture()
+        let link = try f.backingPath("link")
+        try f.remove(link)
+        guard symlink("3.AAAAAAAA", f.full(link)) == 0 else { throw Errno.current }
+        let report = try f.check(repair: true)
+        #expect(problems(report) == ["/link": .symlinkTargetNewer])
+        #expect(report.findings.first?.outcome == .notRepaired && report.findings.first?.line.hasPrefix("unchecked: /link: ") == true)
+        #expect(report.exitCode == .failure)
+        #expect(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(link)) == "3.AAAAAAAA")
     }
 
     // MARK: directories

@@ -22,6 +22,12 @@ enum CommandRunner {
         return packageRoot.appendingPathComponent(".build/debug/\(name)").path
     }
 
+    /// Runs a bash script kept in `Scripts/` beside the tests.
+    static func script(_ name: String, _ arguments: [String], timeout: TimeInterval = 120) -> CommandResult {
+        let path = packageRoot.appendingPathComponent("Tests/ProtfsIntegrationTests/Scripts/\(name)").path
+        return run("/bin/bash", [path] + arguments, timeout: timeout)
+    }
+
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
                     environment: [String: String]? = nil, timeout: TimeInterval = 60) -> CommandResult {

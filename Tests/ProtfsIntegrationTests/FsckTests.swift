@@ -15,6 +15,14 @@ struct FsckTests {
         return CommandRunner.run(TestVault.protfs, arguments, timeout: timeout)
     }
 
+    /// Runs fsck and expects its exit status and `text` in what it prints.
+    func expectFsck(_ vault: TestVault, _ extra: [String] = [], status: Int32, saying text: String,
+                    sourceLocation: SourceLocation = #_sourceLocation) {
+        let result = fsck(vault, extra)
+        #expect(result.status == status, "\(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stdout.contains(text), "\(result.stdout)", sourceLocation: sourceLocation)
+    }
+
     /// Mounts, writes a small tree (one file of `damagedSize` bytes), and unmounts.
     func populate(_ vault: TestVault) throws {
         try vault.mount()
@@ -74,17 +82,9 @@ struct FsckTests {
             """)
         #expect(tamper.succeeded, "\(tamper.stdout)\(tamper.stderr)")
 
-        let damaged = fsck(vault)
-        #expect(damaged.status == 8, "\(damaged.stdout)\(damaged.stderr)")
-        #expect(damaged.stdout.contains("damaged: /docs/report.txt: chunk 1 of 13 (plaintext bytes from 4096) fails authentication"),
-                "\(damaged.stdout)")
-
-        let repaired = fsck(vault, ["--repair"])
-        #expect(repaired.status == 0, "\(repaired.stdout)\(repaired.stderr)")
-        #expect(repaired.stdout.contains("moved to protfs.lost+found/"), "\(repaired.stdout)")
-        let again = fsck(vault)
-        #expect(again.status == 0, "\(again.stdout)\(again.stderr)")
-        #expect(again.stdout.contains("0 damaged"))
+        expectFsck(vault, status: 8, saying: "damaged: /docs/report.txt: chunk 1 of 13 (plaintext bytes from 4096) fails authentication")
+        expectFsck(vault, ["--repair"], status: 0, saying: "moved to protfs.lost+found/")
+        expectFsck(vault, status: 0, saying: "0 damaged")
 
         try vault.mount()
         defer { try? vault.unmount() }
@@ -99,5 +99,49 @@ struct FsckTests {
             [ "$(ls -A)" = "$(printf 'docs\\nopen.txt')" ]
             """)
         #expect(check.succeeded, "\(check.stdout)\(check.stderr)")
+    }
+
+    /// Symlinks as builds before format 2 wrote them (targets sealed to no location): the
+    /// mount reads them, fsck counts them (no damage), `--repair` rewrites them in format 2,
+    /// and every link resolves to the same target as before.
+    @Test("format-1 symlinks read, are reported, and --repair rewrites them in format 2")
+    func formatOneSymlinks() throws {
+        let vault = try TestVault()
+        let names = ["docs/link", "top", "long"]
+        try vault.mount()
+        let made = CommandRunner.script("format-one-symlinks.sh", ["make", vault.mountpoint])
+        try #require(made.succeeded, "\(made.stdout)\(made.stderr)")
+        let targets = try names.map { try Array(Self.readLink(vault.path($0)).utf8) }
+        let backing = try vault.backingPaths(of: names)
+        let keys = try VaultKeys(of: vault)
+        try vault.unmount()
+        for (path, target) in zip(backing, targets) { try keys.rewriteInFormatOne(symlink: path, target: target) }
+        let formatOne = try backing.map { try Self.readLink(vault.backing + "/" + $0) }
+        #expect(formatOne.allSatisfy { !$0.hasPrefix("2.") } && formatOne[2].hasPrefix("@"), "\(formatOne), targets of \(targets.map(\.count)) bytes")
+
+        try vault.mount()
+        let read = CommandRunner.script("format-one-symlinks.sh", ["verify", vault.mountpoint])
+        #expect(read.succeeded, "format 1 still reads: \(read.stdout)\(read.stderr)")
+        try vault.unmount()
+
+        expectFsck(vault, status: 0, saying: "in format 1, their target not bound to their name: 3 symlinks (--repair rewrites them)")
+        expectFsck(vault, ["--repair"], status: 0, saying: "3 symlinks rewritten in format 2")
+        let formatTwo = try backing.map { try Self.readLink(vault.backing + "/" + $0) }
+        #expect(formatTwo.allSatisfy { $0.hasPrefix("2.") } && formatTwo[2].hasPrefix("2.@"), "\(formatTwo)")
+        let links = try FileManager.default.contentsOfDirectory(atPath: vault.backing + "/protfs.links")
+        #expect(links == [String(formatTwo[2].dropFirst(3))], "only the new out-of-line target is left: \(links)")
+        let again = fsck(vault)
+        #expect(again.status == 0 && !again.stdout.contains("format"), "\(again.stdout)\(again.stderr)")
+
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let resolved = CommandRunner.script("format-one-symlinks.sh", ["verify", vault.mountpoint])
+        #expect(resolved.succeeded, "after the upgrade: \(resolved.stdout)\(resolved.stderr)")
+    }
+
+    static func readLink(_ path: String) throws -> String {
+        let result = CommandRunner.run("readlink", [path])
+        guard result.succeeded else { throw TestFailure("readlink \(path): \(result.stderr)") }
+        return String(result.stdout.dropLast())
     }
 }

@@ -27,12 +27,8 @@ struct HostileBackingTests {
             ln -s "$(head -c 4000 /dev/zero | tr '\\0' t)" longlink
             """)
         try #require(made.succeeded, "\(made.stderr)")
-        var backing: [String: String] = [:]
-        for name in ["symfile", "relsym", "fifo", "device", "hardlink", "symdir", "metadir", Self.longName] {
-            let result = vault.protfsctl(["backing-path", vault.path(name)])
-            try #require(result.succeeded, "backing-path \(name): \(result.stderr)")
-            backing[name] = result.stdout.trimmingCharacters(in: .newlines)
-        }
+        let names = ["symfile", "relsym", "fifo", "device", "hardlink", "symdir", "metadir", Self.longName]
+        let backing = Dictionary(uniqueKeysWithValues: zip(names, try vault.backingPaths(of: names)))
         let keys = try VaultKeys(of: vault)
         let dotNames = try ["..", ".", "a/b", "nul\u{0}inside"].map { try keys.storedName(Array($0.utf8)) }
         try vault.unmount()
@@ -129,6 +125,27 @@ struct HostileBackingTests {
         #expect(vault.daemon?.isRunning == true, "the daemon is gone: \(vault.daemonOutput)")
         try vault.unmount()
         #expect(try snapshot(outside) == before, "something outside the backing directory changed")
+    }
+
+    /// SPEC section 4: a sealed target is bound to its symlink. Copied over another symlink's
+    /// (in the same directory, another one, out of line) or carried by an entry renamed onto
+    /// another symlink's name, it is damage: EIO, never followed.
+    @Test("a symlink target copied from another symlink in the backing directory is EIO, not followed")
+    func copiedSymlinkTargets() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let made = CommandRunner.script("symlink-copied-targets.sh", ["make", vault.mountpoint])
+        try #require(made.succeeded, "\(made.stdout)\(made.stderr)")
+        let backing = try vault.backingPaths(of: ["evil", "victim", "d/victim", "longevil", "longvictim", "renamed", "swapped"])
+        try vault.unmount()
+        let plant = CommandRunner.script("symlink-copied-targets.sh", ["plant", vault.backing] + backing)
+        try #require(plant.succeeded, "\(plant.stdout)\(plant.stderr)")
+        try vault.mount()
+        let check = CommandRunner.script("symlink-copied-targets.sh", ["check", vault.mountpoint])
+        #expect(check.succeeded, "\(check.stdout)\(check.stderr)\ndaemon: \(vault.daemonOutput)")
+        #expect(vault.daemonOutput.contains("symlink target of"), "the damage is logged: \(vault.daemonOutput)")
+        #expect(vault.daemon?.isRunning == true, "the daemon is gone: \(vault.daemonOutput)")
     }
 
     @Test("a FIFO, device node or symlink in place of the keybag or the root's metadata: a clear refusal, no hang",

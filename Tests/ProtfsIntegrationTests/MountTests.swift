@@ -198,6 +198,15 @@ struct MountTests {
             """)
     }
 
+    @Test("a renamed symlink keeps its target, owner and times; hard links of symlinks and exchanges with one are refused")
+    func symlinkRenames() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let result = CommandRunner.script("symlink-renames.sh", [vault.mountpoint], timeout: 60)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
+    }
+
     @Test("xattrs round-trip with getfattr and setfattr; ENODATA and namespaces")
     func extendedAttributes() throws {
         let vault = try TestVault()

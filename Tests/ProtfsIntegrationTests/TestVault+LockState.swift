@@ -15,6 +15,16 @@ extension TestVault {
         CommandRunner.run(Self.protfsctl, arguments, stdin: stdin, timeout: timeout)
     }
 
+    /// The backing path (relative to the backing directory) of each mount path, by
+    /// `protfsctl backing-path` on the live mount.
+    func backingPaths(of relatives: [String]) throws -> [String] {
+        try relatives.map { relative in
+            let result = protfsctl(["backing-path", path(relative)])
+            guard result.succeeded else { throw TestFailure("backing-path \(relative): \(result.stderr)") }
+            return result.stdout.trimmingCharacters(in: .newlines)
+        }
+    }
+
     /// The `state` field of `protfsctl status --json`.
     func state() throws -> MountState {
         let result = protfsctl(["status", mountpoint, "--json"])

@@ -1,6 +1,7 @@
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem
+import ProtfsTestSupport
 
 /// A test vault's keys, opened in the test process as the daemon opens them (device key,
 /// keybag, passcode) but without taking the backing directory's lock, so it works beside a
@@ -38,6 +39,16 @@ struct VaultKeys {
             try DirectoryMetadata.read(in: fd, vaultID: keyring.vaultID, keys: filesystemKeys)
         }
         return SIVNameCipher.entryNames(filesystemKeys).encrypt(name, tweak: metadata.directoryID)
+    }
+
+    /// Rewrites the backing symlink `relative` as builds before format 2 wrote it (its target
+    /// sealed to no location); an out-of-line target's blob is replaced along with it.
+    func rewriteInFormatOne(symlink relative: String, target: [UInt8]) throws {
+        try Self.withBackingDirectory(".", of: backing) { root in
+            SymlinkTarget.removeBlob(backingTarget: try root.readSymlink(relative), root: root)
+            try root.removeFile(relative)
+            try root.makeSymlink(relative, target: try FormatOneSymlinkTarget.store(target: target, keys: filesystemKeys, root: root))
+        }
     }
 
     /// The per-file key of the backing file `relative`, from its header.

@@ -14,6 +14,7 @@ enum DecoderFuzzer {
     static let keyring = ClassKeyring(vaultID: .random(), deviceKeys: deviceKeys,
                                       classBPublicKey: X25519.publicKey(for: X25519.generatePrivateKey()))
     static let objectID = ObjectID.random()
+    static let symlinkLocation = SymlinkLocation(vaultID: keyring.vaultID, directoryID: objectID, name: Array("link".utf8))
 
     static func decode(_ bytes: UnsafeRawBufferPointer) {
         guard let selector = bytes.first else { return }
@@ -40,7 +41,8 @@ enum DecoderFuzzer {
             _ = try? XattrCodec.openValue(input, name: Array("user.a".utf8), objectID: objectID, keys: filesystemKeys)
         case 7:
             _ = SymlinkTarget.plaintextLength(backingTarget: text, root: .currentWorkingDirectory)
-            _ = try? SymlinkTarget.load(backingTarget: text, keys: filesystemKeys, root: .currentWorkingDirectory)
+            _ = SymlinkTarget.format(of: text)
+            _ = try? SymlinkTarget.load(backingTarget: text, at: symlinkLocation, keys: filesystemKeys, root: .currentWorkingDirectory)
         default:
             var request = InputBytes(bytes: input)
             _ = try? ControlWire.readRequest(from: &request)
