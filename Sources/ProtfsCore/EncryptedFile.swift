@@ -22,17 +22,25 @@ public final class EncryptedFile: Sendable {
     /// Why the backing object could only be opened for reading (a backing mode without the
     /// owner's write bit, a read-only backing filesystem); changes then fail with it.
     private let writeRefusal: Errno?
+    /// Where this file's key is counted while it lives.
+    private let census: FileKeyCensus
 
-    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: SymmetricKey, writeRefusal: Errno? = nil) {
+    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: SymmetricKey, keyring: ClassKeyring,
+                 writeRefusal: Errno? = nil) {
         self.descriptor = descriptor
         self.fileKey = fileKey
         self.writeRefusal = writeRefusal
         fileID = header.fileID
         cipher = ChunkCipher(fileKey: fileKey, fileID: header.fileID)
         headerState = Mutex(header)
+        census = keyring.fileKeys
+        census.enrol(self)
     }
 
-    deinit { descriptor.close() }
+    deinit {
+        census.leave(self)
+        descriptor.close()
+    }
 
     public var header: FileHeader { headerState.withLock { $0 } }
 
@@ -61,7 +69,7 @@ public final class EncryptedFile: Sendable {
             try? directory.removeFile(name)
             throw error
         }
-        return EncryptedFile(descriptor: descriptor, header: header, fileKey: fileKey)
+        return EncryptedFile(descriptor: descriptor, header: header, fileKey: fileKey, keyring: keyring)
     }
 
     /// Opens a file from a descriptor the caller opened for reading and writing (`O_NONBLOCK`).
@@ -76,14 +84,14 @@ public final class EncryptedFile: Sendable {
         guard try descriptor.status().isRegularFile else { throw .io }
         let header = try FileHeader.read(from: descriptor, keyring: keyring)
         return EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring),
-                             writeRefusal: writeRefusal)
+                             keyring: keyring, writeRefusal: writeRefusal)
     }
 
     /// Opens a file whose header the caller has just read (and checked) from `descriptor`, a
     /// regular file open for reading and writing: only the key is unwrapped. Ownership of the
     /// descriptor as in `open(_:keyring:)`.
     public static func open(_ descriptor: FileDescriptor, header: FileHeader, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
-        EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring))
+        EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring), keyring: keyring)
     }
 
     /// Opens the object an `O_PATH` descriptor refers to, for reading and writing. It is

@@ -107,7 +107,11 @@ public final class LockController: Sendable {
 
     /// `unlock`: from any state to `unlocked` (cancelling a lock in progress).
     public func unlock(passcode: SecureBuffer) throws(VaultError) {
-        let keys = try vault.verifyPasscode(passcode)  // Argon2id, outside every lock
+        unlock(installing: try vault.verifyPasscode(passcode))  // Argon2id, outside every lock
+    }
+
+    /// The transition itself, with keys the passcode has opened.
+    func unlock(installing keys: PasscodeClassKeys) {
         transitions.withLock { _ in
             vault.install(keys)
             gate.withExclusive { phase.withLock { $0 = .unlocked } }

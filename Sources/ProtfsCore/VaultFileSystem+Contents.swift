@@ -18,8 +18,10 @@ extension VaultFileSystem {
                     try ClassHint.write(protectionClass, to: file, keys: keys)
                     try assignOwnership(of: stored, in: parent, to: caller)
                     node.cachedHeader = file.header
-                    node.content.state.withLock { $0.file = file; $0.handles = 1 }
-                    openFiles.withLock { $0[ObjectIdentifier(node)] = node }
+                    node.content.state.withLock { state in
+                        state.file = file
+                        gainHandle(on: node, &state)
+                    }
                     return (node, OpenFileHandle(node: node, writable: writable))
                 } catch {
                     try? parent.descriptor.removeFile(stored)
@@ -57,11 +59,29 @@ extension VaultFileSystem {
                         state.file = try openContent(of: node)
                     }
                 }
-                state.handles += 1
+                gainHandle(on: node, &state)
             }
         }
-        openFiles.withLock { $0[ObjectIdentifier(node)] = node }
         return OpenFileHandle(node: node, writable: writable)
+    }
+
+    // The set of open files changes with the handle count, under the same content lock and
+    // (for a gain) inside the policy hold: a lock's step 3 between the two, or an open
+    // racing the last release, would leave a live key outside the set the lock wipes.
+
+    /// Counts one more handle on `node`, whose content lock is held (as `state`).
+    private func gainHandle(on node: BackingNode, _ state: inout OpenContent.State) {
+        state.handles += 1
+        if state.handles == 1 { openFiles.withLock { $0[ObjectIdentifier(node)] = node } }
+    }
+
+    /// Counts one handle less; the last one drops the key and leaves the set. True if it was the last.
+    private func loseHandle(on node: BackingNode, _ state: inout OpenContent.State) -> Bool {
+        state.handles -= 1
+        guard state.handles == 0 else { return false }
+        state.file = nil
+        openFiles.withLock { $0[ObjectIdentifier(node)] = nil }
+        return true
     }
 
     /// The backing file of `node` open for reading and writing (for reading only when the
@@ -143,13 +163,7 @@ extension VaultFileSystem {
     /// Closes a handle; the last one drops the backing descriptor and the per-file key.
     public func release(_ handle: OpenFileHandle) {
         let node = handle.node
-        let last = node.content.state.withLock { state in
-            state.handles -= 1
-            if state.handles == 0 { state.file = nil }
-            return state.handles == 0
-        }
-        guard last else { return }
-        openFiles.withLock { $0[ObjectIdentifier(node)] = nil }
+        guard node.content.state.withLock({ loseHandle(on: node, &$0) }) else { return }
         if node.cachedHeader?.protectionClass == .completeUnlessOpen { controller.closedWhileLocked(node) }
     }
 }

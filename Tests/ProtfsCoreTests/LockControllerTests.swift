@@ -128,4 +128,51 @@ import ProtfsSystem
         #expect(try read(f.fileSystem, reopened) == Array("created while locked".utf8))
         f.fileSystem.release(reopened)
     }
+    /// Issue 15, item 4: opens and releases racing the lock (on the same files, so an open
+    /// meets a release of the same node) must never leave a `complete` file's key outside
+    /// the set that step 3 wipes. After every `lock --now`, no key of a `complete` file is left.
+    @Test func noKeyOfACompleteFileOutlivesTheLockWhateverOpensAndReleasesRaceIt() throws {
+        let f = try Fixture()
+        let keys = try f.vault.verifyPasscode(passcode("right"))  // once: unlocks below skip Argon2id
+        let nodes = try (0..<3).map { (i) throws(Errno) -> BackingNode in
+            let (node, handle) = try f.fileSystem.createFile(Array("f\(i)".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+            try write(f.fileSystem, handle, "secret \(i)")
+            f.fileSystem.release(handle)
+            return node
+        }
+        // A `completeUnlessOpen` handle held throughout keeps its key: the one key allowed.
+        let journalDirectory = try f.fileSystem.makeDirectory(Array("b".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+        try f.fileSystem.reclass(journalDirectory, to: .completeUnlessOpen)
+        let (_, journal) = try f.fileSystem.createFile(Array("journal".utf8), in: journalDirectory, mode: 0o600, caller: f.caller)
+        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: nodes))
+        let stop = Atomic<Bool>(false)
+        let workers = DispatchGroup()
+        for worker in 0..<4 {
+            DispatchQueue.global().async(group: workers) { [fs = f.fileSystem] in
+                var turn = worker
+                while !stop.load(ordering: .relaxed) {
+                    turn += 1
+                    guard let handle = try? fs.open(nodes[turn % nodes.count], writable: false) else { continue }
+                    _ = try? read(fs, handle)
+                    fs.release(handle)
+                }
+            }
+        }
+        var leftOver: [Int] = []
+        for _ in 0..<2000 {
+            f.controller.lock(.now)
+            leftOver.append(f.vault.keyring.fileKeys.count(of: .complete))
+            f.controller.unlock(installing: keys)
+            usleep(50)
+        }
+        stop.store(true, ordering: .relaxed)
+        workers.wait()
+        f.controller.lock(.now)
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 0)
+        #expect(f.vault.keyring.fileKeys.count(of: .completeUnlessOpen) == 1)
+        f.fileSystem.release(journal)
+        #expect(f.vault.keyring.fileKeys.count(of: .completeUnlessOpen) == 0)
+        let missed = leftOver.count { $0 > 0 }
+        #expect(missed == 0, "keys of complete files alive after \(missed) of \(leftOver.count) locks")
+    }
 }
