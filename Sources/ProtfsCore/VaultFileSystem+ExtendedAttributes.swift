@@ -84,11 +84,11 @@ extension VaultFileSystem {
             return
         }
         guard node.isRegularFile else { throw .notPermitted }
-        try controller.withSharedHold { (state) throws(Errno) in
+        try controller.withSharedHold { (held) throws(Errno) in
             var header = try header(of: node)
             let oldClass = header.protectionClass
             guard oldClass != newClass else { return }
-            guard AccessPolicy.reclassDecision(from: oldClass, to: newClass, in: state).isAllowed else { throw .permissionDenied }
+            try held.checkReclass(from: oldClass, to: newClass)
             let fileKey = try header.unwrapFileKey(keyring: keyring)
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
             let fd = try node.descriptor.reopen(.readWrite)

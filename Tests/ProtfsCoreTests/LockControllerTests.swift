@@ -19,6 +19,17 @@ import ProtfsSystem
         }
     }
 
+    /// Runs `duringSealing` when the lock's step 2 asks for the first cache drop: the end
+    /// of the grace, when requests from other threads are still served.
+    final class SealingCache: KernelPageCache {
+        let duringSealing: @Sendable () -> Void
+        let called = Atomic<Bool>(false)
+        init(duringSealing: @escaping @Sendable () -> Void) { self.duringSealing = duringSealing }
+        func dropPages(where selected: (BackingNode) -> Bool) {
+            if !called.exchange(true, ordering: .relaxed) { duringSealing() }
+        }
+    }
+
     struct Fixture {
         let directory: TemporaryDirectory
         let vault: Vault
@@ -174,5 +185,34 @@ import ProtfsSystem
         #expect(f.vault.keyring.fileKeys.count(of: .completeUnlessOpen) == 0)
         let missed = leftOver.count { $0 > 0 }
         #expect(missed == 0, "keys of complete files alive after \(missed) of \(leftOver.count) locks")
+    }
+    /// Issue 15, item 5: once the grace has ended (`sealing`, reported as `locking`), no file
+    /// moves out of `complete`, which would take it out of the wipe, nor into it.
+    @Test func noReclassInOrOutOfCompleteOnceTheGraceHasEnded() throws {
+        let f = try Fixture()
+        let (secret, handle) = try f.fileSystem.createFile(Array("secret".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, handle, "secret")
+        let plainDirectory = try f.fileSystem.makeDirectory(Array("d".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+        try f.fileSystem.reclass(plainDirectory, to: .none)
+        let (plain, plainHandle) = try f.fileSystem.createFile(Array("plain".utf8), in: plainDirectory, mode: 0o600, caller: f.caller)
+        f.fileSystem.release(plainHandle)
+        let outcomes = Mutex<[String: Errno?]>([:])
+        f.controller.attach(fileSystem: f.fileSystem, cache: SealingCache { [fs = f.fileSystem] in
+            #expect(fs.controller.state == .locking)
+            for (name, node, target) in [("out", secret, ProtectionClass.none), ("in", plain, .complete),
+                                         ("aside", plain, .completeUnlessOpen)] {
+                let outcome: Errno?
+                do throws(Errno) { try fs.reclass(node, to: target); outcome = nil } catch { outcome = error }
+                outcomes.withLock { $0[name] = outcome }
+            }
+        })
+        f.controller.lock(.now)
+        #expect(f.controller.state == .locked)
+        #expect(outcomes.withLock { $0 } == ["out": .permissionDenied, "in": .permissionDenied, "aside": nil])
+        #expect(try f.fileSystem.protectionClass(of: secret) == .complete)
+        #expect(try f.fileSystem.protectionClass(of: plain) == .completeUnlessOpen)
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 0)
+        #expect(throws: Errno.permissionDenied) { try read(f.fileSystem, handle) }
+        f.fileSystem.release(handle)
     }
 }
