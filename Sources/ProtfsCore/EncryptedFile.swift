@@ -246,10 +246,9 @@ public final class EncryptedFile: Sendable {
         }
     }
 
-    /// `fsync` (or `fdatasync`) of the backing object.
-    public func sync(dataOnly: Bool) throws(Errno) {
-        if dataOnly { try descriptor.syncData() } else { try descriptor.sync() }
-    }
+    /// A descriptor of the backing object of its own, which the caller closes: what `fsync`
+    /// needs, without the key.
+    public func backingDescriptorCopy() throws(Errno) -> FileDescriptor { try descriptor.duplicate() }
 
     /// Re-wraps the file key for `newClass` and writes the header crash-atomically; contents
     /// are not re-encrypted. `EACCES` when the new class's key (for `completeUnlessOpen`, its

@@ -147,10 +147,15 @@ extension VaultFileSystem {
     }
 
     /// `fsync` of a handle: its data was sealed as it was written, so this needs no key and
-    /// succeeds even for a `complete` handle after the lock (SPEC section 3).
+    /// succeeds even for a `complete` handle after the lock (SPEC section 3). It syncs a copy
+    /// of the backing descriptor and holds no reference to the content object: a lock's
+    /// step 3 wipes the key at once, however long the disk takes.
     public func sync(_ handle: OpenFileHandle, dataOnly: Bool) throws(Errno) {
-        guard let file = handle.node.content.state.withLock({ $0.file }) else { return }
-        try file.sync(dataOnly: dataOnly)
+        let backing = try handle.node.content.state.withLock { (state) throws(Errno) in try state.file?.backingDescriptorCopy() }
+        guard let backing else { return }
+        defer { backing.close() }
+        TestDelays.pause(TestDelays.fsync)
+        if dataOnly { try backing.syncData() } else { try backing.sync() }
     }
 
     /// Truncates a file by path (no handle): the key must be unwrapped, as for an open.

@@ -13,6 +13,11 @@ enum CommandRunner {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
+    /// A script the tests run, kept in Scripts/ beside them.
+    static func script(_ name: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Scripts/\(name)").path
+    }
+
     /// The freshly built executables (the test command builds them before testing).
     static func builtExecutable(_ name: String) -> String {
         for configuration in ["debug", "release"] {

@@ -114,6 +114,43 @@ struct SecretHygieneTests {
         #expect(afterTheLock.isEmpty, "found after the lock: \(afterTheLock)")
     }
 
+    /// Issue 15, item 7: an fsync takes no key with it. The daemon is told to take 8 s over
+    /// each fsync (`PROTFS_TEST_FSYNC_DELAY`); the lock comes while one is in flight.
+    @Test("an fsync in flight at the lock keeps no key: the file's key is gone at once, and the fsync still returns 0")
+    func fsyncInFlightKeepsNoKey() throws {
+        let vault = try TestVault()
+        vault.daemonEnvironment = ["PROTFS_TEST_FSYNC_DELAY": "8"]
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let pid = try #require(vault.daemon?.processIdentifier)
+        vault.check("""
+            mkdir c
+            setfattr -n user.protfs.class -v complete c
+            head -c 100000 /dev/urandom > c/secret
+            """)
+        let backingPath = vault.protfsctl(["backing-path", vault.path("c/secret")])
+        try #require(backingPath.succeeded, "\(backingPath.stderr)")
+        let fileKey = try VaultKeys(of: vault).fileKey(ofBacking: backingPath.stdout.trimmingCharacters(in: .newlines))
+        let ready = vault.root.path + "/ready", synced = vault.root.path + "/synced"
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [CommandRunner.script("fsync_and_hold.py"), vault.path("c/secret"), ready, synced]
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: ready) && Date() < deadline { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: ready), "the writer did not start")
+        usleep(500_000)  // the fsync reaches the daemon and waits there
+
+        try vault.lock(now: true)
+        let found = try scan(pid, for: [("the file's key", fileKey)])
+        try #require(!FileManager.default.fileExists(atPath: synced), "the fsync ended before the scan: the test proves nothing")
+        #expect(found.isEmpty, "found after the lock, with an fsync in flight: \(found)")
+        let syncDeadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: synced) && Date() < syncDeadline { usleep(50_000) }
+        #expect(FileManager.default.fileExists(atPath: synced), "the fsync of a handle opened before the lock returns 0")
+    }
+
     @Test("xattr names and values and symlink targets pass through the daemon without staying in its memory")
     func repliesAndPayloadsAreWiped() throws {
         let vault = try TestVault()
