@@ -408,13 +408,13 @@ public final class EncryptedFile: Sendable {
 
 /// The buffers of one read or write call, taken from pools rather than allocated per call
 /// or per chunk: the sealed bytes of a run, one sealed chunk, and one chunk of plaintext
-/// (wiped before it goes back). At most `limit` calls hold them at once (the others wait):
+/// (locked in memory, wiped before it goes back). At most `limit` calls hold them at once (the others wait):
 /// more than two cores can use, and slack for calls that wait on the disk.
 private struct ChunkScratch {
     static let limit = 8
     static let runs = BufferPool(byteCount: Int(EncryptedFile.chunksPerRun) * ContentLayout.sealedChunkByteCount, limit: limit)
     static let chunks = BufferPool(byteCount: ContentLayout.sealedChunkByteCount, limit: limit)
-    static let plaintexts = BufferPool(byteCount: ContentLayout.chunkByteCount, limit: limit)
+    static let plaintexts = BufferPool(byteCount: ContentLayout.chunkByteCount, limit: limit, holdsPlaintext: true)
 
     private let run: UnsafeMutableRawBufferPointer
     private let chunk: UnsafeMutableRawBufferPointer
@@ -431,7 +431,6 @@ private struct ChunkScratch {
     func plaintext(byteCount: Int) -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: plain[0..<byteCount]) }
 
     func release() {
-        secureZero(plain)
         Self.runs.give(run)
         Self.chunks.give(chunk)
         Self.plaintexts.give(plain)
