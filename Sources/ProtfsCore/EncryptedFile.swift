@@ -44,6 +44,13 @@ public final class EncryptedFile: Sendable {
 
     public var header: FileHeader { headerState.withLock { $0 } }
 
+    /// Takes the header a re-class through another descriptor has just committed (same file
+    /// id and key, re-wrapped), so the file's class as seen here stays the truth.
+    func adopt(rewrapped header: FileHeader) {
+        precondition(header.fileID == fileID)
+        headerState.withLock { $0 = header }
+    }
+
     /// Sets an xattr of the backing file through the descriptor already open (no /proc
     /// walk): the class hint of a file just created.
     public func setBackingAttribute(_ name: String, _ value: [UInt8]) throws(Errno) {

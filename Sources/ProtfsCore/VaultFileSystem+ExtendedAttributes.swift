@@ -96,6 +96,7 @@ extension VaultFileSystem {
             try ClassHint.remove(from: node.descriptor)
             try header.commitRewrap(to: fd)
             node.cachedHeader = header
+            node.content.state.withLock { $0.file?.adopt(rewrapped: header) }
             try ClassHint.write(newClass, to: node.descriptor, objectID: header.fileID, keys: keys)
         }
     }

@@ -186,6 +186,24 @@ import ProtfsSystem
         let missed = leftOver.count { $0 > 0 }
         #expect(missed == 0, "keys of complete files alive after \(missed) of \(leftOver.count) locks")
     }
+    /// The count of live keys goes by a file's class now: a file re-classed while open is
+    /// counted, and kept or wiped by the lock, as a file of its new class.
+    @Test func aFileReclassedWhileOpenIsCountedByItsNewClass() throws {
+        let f = try Fixture()
+        let (node, handle) = try f.fileSystem.createFile(Array("f".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, handle, "was complete")
+        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: [node]))
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 1)
+        try f.fileSystem.reclass(node, to: .none)
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 0)
+        #expect(f.vault.keyring.fileKeys.count(of: .none) == 1)
+        f.controller.lock(.now)
+        #expect(f.vault.keyring.fileKeys.count(of: .none) == 1, "a none file keeps its key through the lock")
+        #expect(try read(f.fileSystem, handle) == Array("was complete".utf8))
+        f.fileSystem.release(handle)
+        #expect(f.vault.keyring.fileKeys.count(of: .none) == 0)
+    }
+
     /// Issue 15, item 5: once the grace has ended (`sealing`, reported as `locking`), no file
     /// moves out of `complete`, which would take it out of the wipe, nor into it.
     @Test func noReclassInOrOutOfCompleteOnceTheGraceHasEnded() throws {
