@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,6 +39,12 @@ int protfs_fallocate(int fd, int mode, off_t offset, off_t len) {
 }
 
 int protfs_syncfs(int fd) { return syncfs(fd); }
+
+int protfs_mlock_on_fault(void *address, size_t length) { return mlock2(address, length, MLOCK_ONFAULT); }
+
+int protfs_exclude_from_core_dumps(void *address, size_t length) { return madvise(address, length, MADV_DONTDUMP); }
+
+void protfs_wipe(void *address, size_t length) { explicit_bzero(address, length); }
 
 int protfs_fchmodat2(int dirfd, const char *path, mode_t mode, int flags) {
     return (int)syscall(SYS_fchmodat2, dirfd, path, mode, flags);

@@ -14,6 +14,8 @@ public final class ClassKeyring: Sendable {
     /// Symmetric keys of `complete`, `completeUntilFirstUserAuthentication` and `none`, and the
     /// private key of `completeUnlessOpen`, by class.
     private let keys = Mutex<[ProtectionClass: SymmetricKey]>([:])
+    /// The per-file keys unwrapped under these class keys that are still in memory.
+    public let fileKeys = FileKeyCensus()
 
     public init(vaultID: ObjectID, deviceKeys: DeviceKeys, classBPublicKey: [UInt8]) {
         self.vaultID = vaultID

@@ -23,19 +23,34 @@ public final class EncryptedFile: Sendable {
     /// Why the backing object could only be opened for reading (a backing mode without the
     /// owner's write bit, a read-only backing filesystem); changes then fail with it.
     private let writeRefusal: Errno?
+    /// Where this file's key is counted while it lives.
+    private let census: FileKeyCensus
 
-    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: SymmetricKey, writeRefusal: Errno? = nil) {
+    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: SymmetricKey, keyring: ClassKeyring,
+                 writeRefusal: Errno? = nil) {
         self.descriptor = descriptor
         self.fileKey = fileKey
         self.writeRefusal = writeRefusal
         fileID = header.fileID
         cipher = ChunkCipher(fileKey: fileKey, fileID: header.fileID)
         headerState = Mutex(header)
+        census = keyring.fileKeys
+        census.enrol(self)
     }
 
-    deinit { descriptor.close() }
+    deinit {
+        census.leave(self)
+        descriptor.close()
+    }
 
     public var header: FileHeader { headerState.withLock { $0 } }
+
+    /// Takes the header a re-class through another descriptor has just committed (same file
+    /// id and key, re-wrapped), so the file's class as seen here stays the truth.
+    func adopt(rewrapped header: FileHeader) {
+        precondition(header.fileID == fileID)
+        headerState.withLock { $0 = header }
+    }
 
     /// Sets an xattr of the backing file through the descriptor already open (no /proc
     /// walk): the class hint of a file just created.
@@ -62,7 +77,7 @@ public final class EncryptedFile: Sendable {
             try? directory.removeFile(name)
             throw error
         }
-        return EncryptedFile(descriptor: descriptor, header: header, fileKey: fileKey)
+        return EncryptedFile(descriptor: descriptor, header: header, fileKey: fileKey, keyring: keyring)
     }
 
     /// Opens a file from a descriptor the caller opened for reading and writing (`O_NONBLOCK`).
@@ -77,14 +92,14 @@ public final class EncryptedFile: Sendable {
         guard try descriptor.status().isRegularFile else { throw .io }
         let header = try FileHeader.read(from: descriptor, keyring: keyring)
         return EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring),
-                             writeRefusal: writeRefusal)
+                             keyring: keyring, writeRefusal: writeRefusal)
     }
 
     /// Opens a file whose header the caller has just read (and checked) from `descriptor`, a
     /// regular file open for reading and writing: only the key is unwrapped. Ownership of the
     /// descriptor as in `open(_:keyring:)`.
     public static func open(_ descriptor: FileDescriptor, header: FileHeader, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
-        EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring))
+        EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring), keyring: keyring)
     }
 
     /// Opens the object an `O_PATH` descriptor refers to, for reading and writing. It is
@@ -239,10 +254,9 @@ public final class EncryptedFile: Sendable {
         }
     }
 
-    /// `fsync` (or `fdatasync`) of the backing object.
-    public func sync(dataOnly: Bool) throws(Errno) {
-        if dataOnly { try descriptor.syncData() } else { try descriptor.sync() }
-    }
+    /// A descriptor of the backing object of its own, which the caller closes: what `fsync`
+    /// needs, without the key.
+    public func backingDescriptorCopy() throws(Errno) -> FileDescriptor { try descriptor.duplicate() }
 
     /// Re-wraps the file key for `newClass` and writes the header crash-atomically; contents
     /// are not re-encrypted. `EACCES` when the new class's key (for `completeUnlessOpen`, its
@@ -402,13 +416,13 @@ public final class EncryptedFile: Sendable {
 
 /// The buffers of one read or write call, taken from pools rather than allocated per call
 /// or per chunk: the sealed bytes of a run, one sealed chunk, and one chunk of plaintext
-/// (wiped before it goes back). At most `limit` calls hold them at once (the others wait):
+/// (locked in memory, wiped before it goes back). At most `limit` calls hold them at once (the others wait):
 /// more than two cores can use, and slack for calls that wait on the disk.
 private struct ChunkScratch {
     static let limit = 8
     static let runs = BufferPool(byteCount: Int(EncryptedFile.chunksPerRun) * ContentLayout.sealedChunkByteCount, limit: limit)
     static let chunks = BufferPool(byteCount: ContentLayout.sealedChunkByteCount, limit: limit)
-    static let plaintexts = BufferPool(byteCount: ContentLayout.chunkByteCount, limit: limit)
+    static let plaintexts = BufferPool(byteCount: ContentLayout.chunkByteCount, limit: limit, holdsPlaintext: true)
 
     private let run: UnsafeMutableRawBufferPointer
     private let chunk: UnsafeMutableRawBufferPointer
@@ -425,7 +439,6 @@ private struct ChunkScratch {
     func plaintext(byteCount: Int) -> UnsafeMutableRawBufferPointer { UnsafeMutableRawBufferPointer(rebasing: plain[0..<byteCount]) }
 
     func release() {
-        secureZero(plain)
         Self.runs.give(run)
         Self.chunks.give(chunk)
         Self.plaintexts.give(plain)

@@ -80,23 +80,43 @@ public final class LockController: Sendable {
 
     // MARK: requests
 
-    /// Runs `body` with the state held shared; `body` gets the state to check against.
-    public func withSharedHold<R, E: Error>(_ body: (LockState) throws(E) -> R) throws(E) -> R {
-        try gate.withShared { () throws(E) -> R in try body(state) }
+    /// What the lock allows while a request holds the state shared: the phase cannot change
+    /// until the hold ends. Every check goes through here, so the end of the grace (`sealing`,
+    /// reported as `locking`) is applied alike to every kind of request.
+    public struct HeldState: Sendable {
+        fileprivate let phase: Phase
+
+        public var state: LockState { phase.state }
+
+        /// `EACCES` unless `access` to a file of `protectionClass` is allowed now. `writing`
+        /// matters only at the end of the grace, when `complete` files accept the kernel's
+        /// write-back and nothing else.
+        public func check(_ access: ContentAccess, of protectionClass: ProtectionClass, writing: Bool = false) throws(Errno) {
+            if phase == .sealing && protectionClass == .complete {
+                guard access == .useOpenHandle && writing || access == .metadata else { throw .permissionDenied }
+            } else {
+                try AccessPolicy.check(access, of: protectionClass, in: phase.state)
+            }
+        }
+
+        /// `EACCES` unless a file may move from `old` to `new` now. At the end of the grace no
+        /// file moves out of `complete` (it would escape the wipe) or into it.
+        public func checkReclass(from old: ProtectionClass, to new: ProtectionClass) throws(Errno) {
+            if phase == .sealing && (old == .complete || new == .complete) { throw .permissionDenied }
+            guard AccessPolicy.reclassDecision(from: old, to: new, in: phase.state).isAllowed else { throw .permissionDenied }
+        }
+    }
+
+    /// Runs `body` with the state held shared; `body` gets what the state allows.
+    public func withSharedHold<R, E: Error>(_ body: (HeldState) throws(E) -> R) throws(E) -> R {
+        try gate.withShared { () throws(E) -> R in try body(HeldState(phase: phase.withLock { $0 })) }
     }
 
     /// Checks `access` for `protectionClass` and runs `body` under the same shared hold.
-    /// `writing` matters only at the end of the grace, when `complete` files accept the
-    /// kernel's write-back and nothing else.
     public func perform<R>(_ access: ContentAccess, on protectionClass: ProtectionClass, writing: Bool = false,
                            _ body: () throws(Errno) -> R) throws(Errno) -> R {
-        try gate.withShared { () throws(Errno) -> R in
-            let current = phase.withLock { $0 }
-            if current == .sealing && protectionClass == .complete {
-                guard access == .useOpenHandle && writing || access == .metadata else { throw .permissionDenied }
-            } else {
-                try AccessPolicy.check(access, of: protectionClass, in: current.state)
-            }
+        try withSharedHold { (held) throws(Errno) -> R in
+            try held.check(access, of: protectionClass, writing: writing)
             return try body()
         }
     }
@@ -108,7 +128,11 @@ public final class LockController: Sendable {
 
     /// `unlock`: from any state to `unlocked` (cancelling a lock in progress).
     public func unlock(passcode: SecureBuffer) throws(VaultError) {
-        let keys = try vault.verifyPasscode(passcode)  // Argon2id, outside every lock
+        unlock(installing: try vault.verifyPasscode(passcode))  // Argon2id, outside every lock
+    }
+
+    /// The transition itself, with keys the passcode has opened.
+    func unlock(installing keys: PasscodeClassKeys) {
         transitions.withLock { _ in
             vault.install(keys)
             gate.withExclusive { phase.withLock { $0 = .unlocked } }

@@ -19,8 +19,10 @@ extension VaultFileSystem {
                     try ClassHint.write(protectionClass, to: file, keys: keys)
                     try assignOwnership(of: stored, in: parent, to: caller)
                     node.cachedHeader = file.header
-                    node.content.state.withLock { $0.file = file; $0.handles = 1 }
-                    openFiles.withLock { $0[ObjectIdentifier(node)] = node }
+                    node.content.state.withLock { state in
+                        state.file = file
+                        gainHandle(on: node, &state)
+                    }
                     return (node, OpenFileHandle(node: node, writable: writable))
                 } catch {
                     try? parent.descriptor.removeFile(stored)
@@ -58,11 +60,29 @@ extension VaultFileSystem {
                         state.file = try openContent(of: node)
                     }
                 }
-                state.handles += 1
+                gainHandle(on: node, &state)
             }
         }
-        openFiles.withLock { $0[ObjectIdentifier(node)] = node }
         return OpenFileHandle(node: node, writable: writable)
+    }
+
+    // The set of open files changes with the handle count, under the same content lock and
+    // (for a gain) inside the policy hold: a lock's step 3 between the two, or an open
+    // racing the last release, would leave a live key outside the set the lock wipes.
+
+    /// Counts one more handle on `node`, whose content lock is held (as `state`).
+    private func gainHandle(on node: BackingNode, _ state: inout OpenContent.State) {
+        state.handles += 1
+        if state.handles == 1 { openFiles.withLock { $0[ObjectIdentifier(node)] = node } }
+    }
+
+    /// Counts one handle less; the last one drops the key and leaves the set. True if it was the last.
+    private func loseHandle(on node: BackingNode, _ state: inout OpenContent.State) -> Bool {
+        state.handles -= 1
+        guard state.handles == 0 else { return false }
+        state.file = nil
+        openFiles.withLock { $0[ObjectIdentifier(node)] = nil }
+        return true
     }
 
     /// The backing file of `node` open for reading and writing (for reading only when the
@@ -128,10 +148,15 @@ extension VaultFileSystem {
     }
 
     /// `fsync` of a handle: its data was sealed as it was written, so this needs no key and
-    /// succeeds even for a `complete` handle after the lock (SPEC section 3).
+    /// succeeds even for a `complete` handle after the lock (SPEC section 3). It syncs a copy
+    /// of the backing descriptor and holds no reference to the content object: a lock's
+    /// step 3 wipes the key at once, however long the disk takes.
     public func sync(_ handle: OpenFileHandle, dataOnly: Bool) throws(Errno) {
-        guard let file = handle.node.content.state.withLock({ $0.file }) else { return }
-        try file.sync(dataOnly: dataOnly)
+        let backing = try handle.node.content.state.withLock { (state) throws(Errno) in try state.file?.backingDescriptorCopy() }
+        guard let backing else { return }
+        defer { backing.close() }
+        TestDelays.pause(TestDelays.fsync)
+        if dataOnly { try backing.syncData() } else { try backing.sync() }
     }
 
     /// Truncates a file by path (no handle): the key must be unwrapped, as for an open.
@@ -144,13 +169,7 @@ extension VaultFileSystem {
     /// Closes a handle; the last one drops the backing descriptor and the per-file key.
     public func release(_ handle: OpenFileHandle) {
         let node = handle.node
-        let last = node.content.state.withLock { state in
-            state.handles -= 1
-            if state.handles == 0 { state.file = nil }
-            return state.handles == 0
-        }
-        guard last else { return }
-        openFiles.withLock { $0[ObjectIdentifier(node)] = nil }
+        guard node.content.state.withLock({ loseHandle(on: node, &$0) }) else { return }
         if node.cachedHeader?.protectionClass == .completeUnlessOpen { controller.closedWhileLocked(node) }
     }
 }

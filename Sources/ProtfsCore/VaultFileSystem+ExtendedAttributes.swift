@@ -62,11 +62,11 @@ extension VaultFileSystem {
         try node.descriptor.removeExtendedAttribute(XattrCodec.backingName(for: name, objectID: objectID, keys: keys))
     }
 
-    /// Only the owner, or a caller with CAP_FOWNER, may change a class (as for chmod).
+    /// Only the owner, or root with CAP_FOWNER over the mount, may change a class (as for chmod).
     func checkOwnerOrFowner(of node: BackingNode, caller: Caller) throws(Errno) {
         let owner = try node.status().st_uid
         guard caller.uid != owner else { return }
-        guard CallerCapabilities.hasFowner(pid: caller.pid) else { throw .notPermitted }
+        guard caller.hasFownerOverTheMount else { throw .notPermitted }
     }
 
     /// Re-classes a directory (its later children) or a file (re-wraps its key; contents
@@ -85,11 +85,11 @@ extension VaultFileSystem {
             return
         }
         guard node.isRegularFile else { throw .notPermitted }
-        try controller.withSharedHold { (state) throws(Errno) in
+        try controller.withSharedHold { (held) throws(Errno) in
             var header = try header(of: node)
             let oldClass = header.protectionClass
             guard oldClass != newClass else { return }
-            guard AccessPolicy.reclassDecision(from: oldClass, to: newClass, in: state).isAllowed else { throw .permissionDenied }
+            try held.checkReclass(from: oldClass, to: newClass)
             let fileKey = try header.unwrapFileKey(keyring: keyring)
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
             let fd = try node.descriptor.reopen(.readWrite)
@@ -97,29 +97,8 @@ extension VaultFileSystem {
             try ClassHint.remove(from: node.descriptor)
             try header.commitRewrap(to: fd)
             node.cachedHeader = header
+            node.content.state.withLock { $0.file?.adopt(rewrapped: header) }
             try ClassHint.write(newClass, to: node.descriptor, objectID: header.fileID, keys: keys)
         }
-    }
-}
-
-/// Reads a caller's effective capabilities from /proc (the kernel sends only uid/gid/pid).
-enum CallerCapabilities {
-    static let capFowner: UInt64 = 1 << 3
-
-    static func hasFowner(pid: pid_t) -> Bool {
-        guard let fd = try? FileDescriptor.open(path: "/proc/\(pid)/status", .readOnly) else { return false }
-        defer { fd.close() }
-        guard let bytes = try? fd.readAll(limit: 1 << 16) else { return false }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("CapEff:") {
-            let hex = line.dropFirst("CapEff:".count).trimmingCharacters(in: " \t")
-            return (UInt64(hex, radix: 16) ?? 0) & capFowner != 0
-        }
-        return false
-    }
-}
-
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        String(drop(while: { set.contains($0) }).reversed().drop(while: { set.contains($0) }).reversed())
     }
 }

@@ -8,8 +8,8 @@ extension FuseAdapter {
     /// Reply buffers for reads, up to the largest read the kernel sends. Four reads at a time
     /// keep both cores and the disk busy for a sequential reader (the readahead is four
     /// requests); more would only hold memory: 16 workers reading at once took the daemon's
-    /// resident set to 117 MiB.
-    static let replyBuffers = BufferPool(byteCount: LowLevelOperations.maxRequestBytes, limit: 4)
+    /// resident set to 117 MiB. They hold plaintext: locked in memory, wiped after each reply.
+    static let replyBuffers = BufferPool(byteCount: LowLevelOperations.maxRequestBytes, limit: 4, holdsPlaintext: true)
 
     static func isWritable(_ flags: Int32) -> Bool { flags & O_ACCMODE != O_RDONLY }
 
@@ -53,9 +53,8 @@ extension FuseAdapter {
             guard let handle = Self.handle(fi) else { throw .badFile }
             try Self.replyBuffers.withBuffer(count: max(size, 1)) { (buffer) throws(Errno) in
                 let count = try fileSystem.read(handle, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<size]), at: Int64(offset))
+                // The pool wipes the plaintext as soon as the kernel has it.
                 fuse_reply_buf(req, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), count)
-                // Plaintext is wiped as soon as the kernel has it.
-                secureZero(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
             }
         }
     }

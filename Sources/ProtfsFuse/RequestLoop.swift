@@ -1,6 +1,5 @@
 import CFuse
 import Glibc
-import ProtfsCrypto
 import ProtfsSystem
 import Synchronization
 
@@ -111,15 +110,13 @@ final class RequestLoop: @unchecked Sendable {
     // MARK: - A worker
 
     private func work(_ worker: Int) {
-        // Mapped, not malloc'ed: pages a request never reached stay unallocated, whatever
-        // malloc did with that memory before.
-        guard let memory = mmap(nil, Self.bufferBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              memory != MAP_FAILED else {
+        // Requests carry written plaintext and names: the buffer is locked in memory. Mapped,
+        // not malloc'ed: pages a request never reached stay unallocated (and unlocked).
+        guard let buffer = PlaintextMemory.map(byteCount: Self.bufferBytes) else {
             stop(status: -ENOMEM)
             return
         }
-        let buffer = UnsafeMutableRawBufferPointer(start: memory, count: Self.bufferBytes)
-        defer { munmap(memory, Self.bufferBytes) }
+        defer { PlaintextMemory.unmap(buffer) }
         while claimReader(worker) {
             switch receive(into: buffer, worker: worker) {
             case .request(let count):
@@ -284,7 +281,7 @@ final class RequestLoop: @unchecked Sendable {
         buffer.mem = request.baseAddress
         fuse_session_process_buf(session, &buffer)
         // Requests carry names and written plaintext, and the buffer is reused: wipe it.
-        secureZero(request)
+        PlaintextMemory.wipe(request)
         if large { largeInFlight.subtract(1, ordering: .relaxed) }
     }
 

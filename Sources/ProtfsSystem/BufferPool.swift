@@ -5,11 +5,13 @@ import Synchronization
 /// page fault per page and an munmap. At most `limit` buffers ever exist, all kept for reuse:
 /// `take` waits while every one is in use, so the daemon's memory stays bounded however many
 /// requests the kernel has in flight (four 1 MiB reads ahead of a sequential reader, more
-/// with several readers, each otherwise holding megabytes of its own). A buffer that held
-/// plaintext is wiped by the caller before it is given back.
+/// with several readers, each otherwise holding megabytes of its own). A pool for plaintext
+/// keeps its buffers in locked memory (`PlaintextMemory`, locked once, when first made) and
+/// wipes what a buffer held as it is given back.
 public final class BufferPool: Sendable {
     public let byteCount: Int
     public let limit: Int
+    public let holdsPlaintext: Bool
     private let available: DispatchSemaphore
     private struct State {
         var idle: [UInt] = []
@@ -17,10 +19,11 @@ public final class BufferPool: Sendable {
     }
     private let state = Mutex(State())
 
-    public init(byteCount: Int, limit: Int) {
+    public init(byteCount: Int, limit: Int, holdsPlaintext: Bool = false) {
         precondition(limit > 0)
         self.byteCount = byteCount
         self.limit = limit
+        self.holdsPlaintext = holdsPlaintext
         available = DispatchSemaphore(value: limit)
     }
 
@@ -29,9 +32,18 @@ public final class BufferPool: Sendable {
         // buffer never given back (a test's) is counted back first.
         let (idle, taken) = state.withLock { ($0.idle, $0.taken) }
         for _ in 0..<taken { available.signal() }
-        for address in idle {
-            UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: address), count: byteCount).deallocate()
-        }
+        for address in idle { free(UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: address), count: byteCount)) }
+    }
+
+    /// Out of memory is fatal here, as for any allocation.
+    private func allocate(byteCount: Int) -> UnsafeMutableRawBufferPointer {
+        guard holdsPlaintext else { return .allocate(byteCount: byteCount, alignment: 64) }
+        guard let mapped = PlaintextMemory.map(byteCount: byteCount) else { fatalError("out of memory for \(byteCount) bytes") }
+        return mapped
+    }
+
+    private func free(_ buffer: UnsafeMutableRawBufferPointer) {
+        if holdsPlaintext { PlaintextMemory.unmap(buffer) } else { buffer.deallocate() }
     }
 
     /// A buffer of `byteCount` bytes, waiting for one to be given back if `limit` are taken.
@@ -43,11 +55,14 @@ public final class BufferPool: Sendable {
             return s.idle.popLast()
         }
         if let reused { return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(bitPattern: reused), count: byteCount) }
-        return .allocate(byteCount: byteCount, alignment: 64)
+        return allocate(byteCount: byteCount)
     }
 
-    public func give(_ buffer: UnsafeMutableRawBufferPointer) {
+    /// Gives a buffer back. A plaintext pool wipes its first `used` bytes (all by default):
+    /// only what a request reached, not a whole megabyte after every small read.
+    public func give(_ buffer: UnsafeMutableRawBufferPointer, used: Int? = nil) {
         precondition(buffer.count == byteCount)
+        if holdsPlaintext { PlaintextMemory.wipe(UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< min(used ?? byteCount, byteCount)])) }
         state.withLock { s in
             s.taken -= 1
             s.idle.append(UInt(bitPattern: buffer.baseAddress))
@@ -55,10 +70,19 @@ public final class BufferPool: Sendable {
         available.signal()
     }
 
-    /// Runs `body` with a pooled buffer of at least `count` bytes (a fresh one when larger).
+    /// Runs `body` with a pooled buffer of `count` bytes (a fresh one when larger); in a
+    /// plaintext pool those bytes are wiped when `body` returns.
     public func withBuffer<R, E: Error>(count: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        let buffer = count <= byteCount ? take() : .allocate(byteCount: count, alignment: 64)
-        defer { count <= byteCount ? give(buffer) : buffer.deallocate() }
+        let pooled = count <= byteCount
+        let buffer = pooled ? take() : allocate(byteCount: count)
+        defer {
+            if pooled {
+                give(buffer, used: count)
+            } else {
+                if holdsPlaintext { PlaintextMemory.wipe(buffer) }
+                free(buffer)
+            }
+        }
         return try body(UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count]))
     }
 }

@@ -76,6 +76,7 @@ enum MountCommand {
     private static func serve(vault: Vault, options: MountOptions, backing: String, mountpoint: String,
                               detachment: Detachment?) -> ExitCode {
         let log = DaemonLog(debug: options.debug)
+        PlaintextMemory.reportRefusal { log.warning($0) }
         let controller = LockController(vault: vault, initialState: options.passcodeFile == nil ? .beforeFirstUnlock : .unlocked,
                                         grace: options.grace, autolock: options.autolock)
         var configuration = options.configuration

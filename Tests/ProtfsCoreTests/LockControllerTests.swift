@@ -20,6 +20,17 @@ import ProtfsSystem
         }
     }
 
+    /// Runs `duringSealing` when the lock's step 2 asks for the first cache drop: the end
+    /// of the grace, when requests from other threads are still served.
+    final class SealingCache: KernelPageCache {
+        let duringSealing: @Sendable () -> Void
+        let called = Atomic<Bool>(false)
+        init(duringSealing: @escaping @Sendable () -> Void) { self.duringSealing = duringSealing }
+        func dropPages(where selected: (BackingNode) -> Bool) {
+            if !called.exchange(true, ordering: .relaxed) { duringSealing() }
+        }
+    }
+
     struct Fixture {
         let directory: TemporaryDirectory
         let vault: Vault
@@ -128,5 +139,99 @@ import ProtfsSystem
         let reopened = try f.fileSystem.open(f.fileSystem.lookup(Array("journal".utf8), in: dir), writable: false)
         #expect(try read(f.fileSystem, reopened) == Array("created while locked".utf8))
         f.fileSystem.release(reopened)
+    }
+    /// Issue 15, item 4: opens and releases racing the lock (on the same files, so an open
+    /// meets a release of the same node) must never leave a `complete` file's key outside
+    /// the set that step 3 wipes. After every `lock --now`, no key of a `complete` file is left.
+    @Test func noKeyOfACompleteFileOutlivesTheLockWhateverOpensAndReleasesRaceIt() throws {
+        let f = try Fixture()
+        let keys = try f.vault.verifyPasscode(passcode("right"))  // once: unlocks below skip Argon2id
+        let nodes = try (0..<3).map { (i) throws(Errno) -> BackingNode in
+            let (node, handle) = try f.fileSystem.createFile(Array("f\(i)".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+            try write(f.fileSystem, handle, "secret \(i)")
+            f.fileSystem.release(handle)
+            return node
+        }
+        // A `completeUnlessOpen` handle held throughout keeps its key: the one key allowed.
+        let journalDirectory = try f.fileSystem.makeDirectory(Array("b".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+        try f.fileSystem.reclass(journalDirectory, to: .completeUnlessOpen)
+        let (_, journal) = try f.fileSystem.createFile(Array("journal".utf8), in: journalDirectory, mode: 0o600, caller: f.caller)
+        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: nodes))
+        let stop = Atomic<Bool>(false)
+        let workers = DispatchGroup()
+        for worker in 0..<4 {
+            DispatchQueue.global().async(group: workers) { [fs = f.fileSystem] in
+                var turn = worker
+                while !stop.load(ordering: .relaxed) {
+                    turn += 1
+                    guard let handle = try? fs.open(nodes[turn % nodes.count], writable: false) else { continue }
+                    _ = try? read(fs, handle)
+                    fs.release(handle)
+                }
+            }
+        }
+        var leftOver: [Int] = []
+        for _ in 0..<2000 {
+            f.controller.lock(.now)
+            leftOver.append(f.vault.keyring.fileKeys.count(of: .complete))
+            f.controller.unlock(installing: keys)
+            usleep(50)
+        }
+        stop.store(true, ordering: .relaxed)
+        workers.wait()
+        f.controller.lock(.now)
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 0)
+        #expect(f.vault.keyring.fileKeys.count(of: .completeUnlessOpen) == 1)
+        f.fileSystem.release(journal)
+        #expect(f.vault.keyring.fileKeys.count(of: .completeUnlessOpen) == 0)
+        let missed = leftOver.count { $0 > 0 }
+        #expect(missed == 0, "keys of complete files alive after \(missed) of \(leftOver.count) locks")
+    }
+    /// The count of live keys goes by a file's class now: a file re-classed while open is
+    /// counted, and kept or wiped by the lock, as a file of its new class.
+    @Test func aFileReclassedWhileOpenIsCountedByItsNewClass() throws {
+        let f = try Fixture()
+        let (node, handle) = try f.fileSystem.createFile(Array("f".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, handle, "was complete")
+        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: [node]))
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 1)
+        try f.fileSystem.reclass(node, to: .none)
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 0)
+        #expect(f.vault.keyring.fileKeys.count(of: .none) == 1)
+        f.controller.lock(.now)
+        #expect(f.vault.keyring.fileKeys.count(of: .none) == 1, "a none file keeps its key through the lock")
+        #expect(try read(f.fileSystem, handle) == Array("was complete".utf8))
+        f.fileSystem.release(handle)
+        #expect(f.vault.keyring.fileKeys.count(of: .none) == 0)
+    }
+
+    /// Issue 15, item 5: once the grace has ended (`sealing`, reported as `locking`), no file
+    /// moves out of `complete`, which would take it out of the wipe, nor into it.
+    @Test func noReclassInOrOutOfCompleteOnceTheGraceHasEnded() throws {
+        let f = try Fixture()
+        let (secret, handle) = try f.fileSystem.createFile(Array("secret".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        try write(f.fileSystem, handle, "secret")
+        let plainDirectory = try f.fileSystem.makeDirectory(Array("d".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+        try f.fileSystem.reclass(plainDirectory, to: .none)
+        let (plain, plainHandle) = try f.fileSystem.createFile(Array("plain".utf8), in: plainDirectory, mode: 0o600, caller: f.caller)
+        f.fileSystem.release(plainHandle)
+        let outcomes = Mutex<[String: Errno?]>([:])
+        f.controller.attach(fileSystem: f.fileSystem, cache: SealingCache { [fs = f.fileSystem] in
+            #expect(fs.controller.state == .locking)
+            for (name, node, target) in [("out", secret, ProtectionClass.none), ("in", plain, .complete),
+                                         ("aside", plain, .completeUnlessOpen)] {
+                let outcome: Errno?
+                do throws(Errno) { try fs.reclass(node, to: target); outcome = nil } catch { outcome = error }
+                outcomes.withLock { $0[name] = outcome }
+            }
+        })
+        f.controller.lock(.now)
+        #expect(f.controller.state == .locked)
+        #expect(outcomes.withLock { $0 } == ["out": .permissionDenied, "in": .permissionDenied, "aside": nil])
+        #expect(try f.fileSystem.protectionClass(of: secret) == .complete)
+        #expect(try f.fileSystem.protectionClass(of: plain) == .completeUnlessOpen)
+        #expect(f.vault.keyring.fileKeys.count(of: .complete) == 0)
+        #expect(throws: Errno.permissionDenied) { try read(f.fileSystem, handle) }
+        f.fileSystem.release(handle)
     }
 }

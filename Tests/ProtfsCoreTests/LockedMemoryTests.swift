@@ -50,4 +50,32 @@ import ProtfsSystem
         }
         #expect(sawZero)
     }
+    /// Issue 15, item 7: buffers that hold plaintext (requests, replies, chunk scratch) are
+    /// locked in memory, so none goes to swap, and wiped as they are given back.
+    @Test func plaintextBuffersAreLockedAndWipedAfterUse() throws {
+        let refusedBefore = PlaintextMemory.refusedCount
+        let pool = BufferPool(byteCount: 64 << 10, limit: 1, holdsPlaintext: true)
+        let buffer = pool.take()
+        let address = UInt(bitPattern: buffer.baseAddress)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0xA5)
+        // Every page touched is locked (pages never touched are not even allocated).
+        // (A mapping next to another locked one may be merged with it: hence at least.)
+        #expect(try #require(try lockedKilobytes(containing: address)) >= 64)
+        pool.give(buffer, used: 1000)
+        let given = UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: 64 << 10)
+        #expect(given[0..<1000].allSatisfy { $0 == 0 }, "the bytes used are wiped")
+        #expect(given[1000...].allSatisfy { $0 == 0xA5 }, "only the bytes used: a small read does not wipe a megabyte")
+        let again = pool.withBuffer(count: 4096) { (reused) -> UInt in
+            reused.initializeMemory(as: UInt8.self, repeating: 0x5A)
+            return UInt(bitPattern: reused.baseAddress)
+        }
+        #expect(again == address)
+        #expect(given[0..<4096].allSatisfy { $0 == 0 }, "withBuffer wipes what it handed out")
+        let larger = pool.withBuffer(count: 128 << 10) { (fresh) -> Int? in
+            fresh.initializeMemory(as: UInt8.self, repeating: 1)
+            return try? lockedKilobytes(containing: UInt(bitPattern: fresh.baseAddress))
+        }
+        #expect(try #require(larger) >= 128, "a buffer larger than the pool's is locked too")
+        #expect(PlaintextMemory.refusedCount == refusedBefore, "root may lock memory: nothing was refused")
+    }
 }

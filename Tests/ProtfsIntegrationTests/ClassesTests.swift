@@ -260,6 +260,42 @@ struct ClassesTests {
         #expect(vault.shell("cat shared/f shared/d/mine").stdout == "by root\nby nobody\nmine\n")
     }
 
+    /// Issue 15, item 2: root of a user namespace anybody can make holds CAP_FOWNER there,
+    /// and none over the mount: a group member who does not own a directory cannot change
+    /// its class that way. The owner and root still can.
+    @Test("unshare -Ur gives another user no power over a class: refused, class unchanged; the owner and root may")
+    func aUserNamespaceGivesNoPowerOverAClass() throws {
+        let user = try TestUser.named("protfs-classes")
+        let vault = try TestVault()
+        try vault.mount(options: ["allow_other"])
+        defer { try? vault.unmount() }
+        vault.check("""
+            chmod 755 .
+            mkdir team
+            chgrp \(user.gid) team
+            chmod 775 team
+            setfattr -n user.protfs.class -v complete team
+            echo shared > team/f
+            chgrp \(user.gid) team/f
+            chmod 664 team/f
+            \(user.runs) unshare -Ur sh -c 'echo more >> team/f'
+            """)
+        for target in ["team", "team/f"] {
+            let reclass = vault.shell("\(user.runs) unshare -Ur setfattr -n user.protfs.class -v none \(target)")
+            #expect(!reclass.succeeded && reclass.stderr.contains("Operation not permitted"), "\(target): \(reclass.stderr)")
+            #expect(vault.protectionClass(of: target) == "complete", "\(target)")
+        }
+        vault.check("""
+            \(user.runs) sh -c 'echo mine > team/mine'
+            \(user.runs) unshare -Ur setfattr -n user.protfs.class -v none team/mine
+            [ "$(getfattr --only-values -n user.protfs.class team/mine)" = none ]
+            setfattr -n user.protfs.class -v completeUnlessOpen team team/mine
+            [ "$(getfattr --only-values -n user.protfs.class team)" = completeUnlessOpen ]
+            [ "$(getfattr --only-values -n user.protfs.class team/mine)" = completeUnlessOpen ]
+            [ "$(cat team/f team/mine)" = "$(printf 'shared\\nmore\\nmine')" ]
+            """)
+    }
+
     @Test("symlinks and FIFOs have no class: getfattr says No such attribute, getfattr -d lists none")
     func symlinksAndFifosHaveNoClass() throws {
         let vault = try TestVault()

@@ -13,6 +13,11 @@ enum CommandRunner {
     static let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
+    /// A script the tests run, kept in Scripts/ beside them.
+    static func scriptPath(_ name: String) -> String {
+        packageRoot.appendingPathComponent("Tests/ProtfsIntegrationTests/Scripts/\(name)").path
+    }
+
     /// The freshly built executables (the test command builds them before testing).
     static func builtExecutable(_ name: String) -> String {
         for configuration in ["debug", "release"] {
@@ -24,8 +29,7 @@ enum CommandRunner {
 
     /// Runs a bash script kept in `Scripts/` beside the tests.
     static func script(_ name: String, _ arguments: [String], timeout: TimeInterval = 120) -> CommandResult {
-        let path = packageRoot.appendingPathComponent("Tests/ProtfsIntegrationTests/Scripts/\(name)").path
-        return run("/bin/bash", [path] + arguments, timeout: timeout)
+        run("/bin/bash", [scriptPath(name)] + arguments, timeout: timeout)
     }
 
     @discardableResult

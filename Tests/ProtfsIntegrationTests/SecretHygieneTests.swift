@@ -114,6 +114,80 @@ struct SecretHygieneTests {
         #expect(afterTheLock.isEmpty, "found after the lock: \(afterTheLock)")
     }
 
+    /// Issue 15, item 7: an fsync takes no key with it. The daemon is told to take 8 s over
+    /// each fsync (`PROTFS_TEST_FSYNC_DELAY`); the lock comes while one is in flight.
+    @Test("an fsync in flight at the lock keeps no key: the file's key is gone at once, and the fsync still returns 0")
+    func fsyncInFlightKeepsNoKey() throws {
+        let vault = try TestVault()
+        vault.daemonEnvironment = ["PROTFS_TEST_FSYNC_DELAY": "8"]
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let pid = try #require(vault.daemon?.processIdentifier)
+        vault.check("""
+            mkdir c
+            setfattr -n user.protfs.class -v complete c
+            head -c 100000 /dev/urandom > c/secret
+            """)
+        let backingPath = vault.protfsctl(["backing-path", vault.path("c/secret")])
+        try #require(backingPath.succeeded, "\(backingPath.stderr)")
+        let fileKey = try VaultKeys(of: vault).fileKey(ofBacking: backingPath.stdout.trimmingCharacters(in: .newlines))
+        let ready = vault.root.path + "/ready", synced = vault.root.path + "/synced"
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        holder.arguments = [CommandRunner.scriptPath("fsync_and_hold.py"), vault.path("c/secret"), ready, synced]
+        try holder.run()
+        defer { kill(holder.processIdentifier, SIGKILL) }
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: ready) && Date() < deadline { usleep(20_000) }
+        try #require(FileManager.default.fileExists(atPath: ready), "the writer did not start")
+        usleep(500_000)  // the fsync reaches the daemon and waits there
+
+        try vault.lock(now: true)
+        let found = try scan(pid, for: [("the file's key", fileKey)])
+        try #require(!FileManager.default.fileExists(atPath: synced), "the fsync ended before the scan: the test proves nothing")
+        #expect(found.isEmpty, "found after the lock, with an fsync in flight: \(found)")
+        let syncDeadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: synced) && Date() < syncDeadline { usleep(50_000) }
+        #expect(FileManager.default.fileExists(atPath: synced), "the fsync of a handle opened before the lock returns 0")
+    }
+
+    /// Issue 15, item 7: request and reply buffers hold plaintext, so they are locked in
+    /// memory (none may go to swap, where it would outlive the lock).
+    @Test("request and reply buffers are locked: VmLck holds a request buffer at mount and grows by a reply buffer with reads")
+    func plaintextBuffersAreLocked() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let pid = try #require(vault.daemon?.processIdentifier)
+        let afterMount = try lockedKilobytes(pid)
+        // Direct reads of a megabyte: every one a READ request answered from a reply buffer.
+        vault.check("""
+            head -c 4M /dev/urandom > f
+            dd if=f of=/dev/null bs=1M iflag=direct status=none
+            """)
+        let afterReads = try lockedKilobytes(pid)
+        let megabyte = 1024
+        #expect(afterMount >= megabyte + 4, "a worker's request buffer (1 MiB and a page) is locked at mount: VmLck \(afterMount) kB")
+        #expect(afterReads - afterMount >= megabyte, "a reply buffer (1 MiB) is locked once used: VmLck \(afterMount) -> \(afterReads) kB")
+    }
+
+    @Test("past RLIMIT_MEMLOCK the daemon serves from unlocked buffers and warns once")
+    func overTheMemoryLockLimitItWarnsOnce() throws {
+        let vault = try TestVault()
+        // Without CAP_IPC_LOCK the limit applies (root is not bound by it): 512 KiB holds the
+        // key slabs, not a request buffer.
+        try vault.mount(launcher: ["/usr/bin/prlimit", "--memlock=524288:524288",
+                                   "/usr/bin/setpriv", "--bounding-set", "-ipc_lock", "--inh-caps", "-ipc_lock"])
+        defer { try? vault.unmount() }
+        vault.check("""
+            head -c 3M /dev/urandom > f
+            dd if=f of=/dev/null bs=1M iflag=direct status=none
+            cmp f f
+            """)
+        let warnings = vault.daemonOutput.components(separatedBy: "cannot lock plaintext buffers in memory").count - 1
+        #expect(warnings == 1, "daemon output: \(vault.daemonOutput)")
+    }
+
     @Test("xattr names and values and symlink targets pass through the daemon without staying in its memory")
     func repliesAndPayloadsAreWiped() throws {
         let vault = try TestVault()
@@ -212,8 +286,8 @@ struct SecretHygieneTests {
         }
         // A slab: 2048 keys of 32 bytes, and the page sodium_malloc adds for its canary.
         let slab = (2048 * 32 + 4096) / 1024
-        let initial = try lockedKilobytes(pid)
-        #expect(initial >= slab, "the keys of a daemon in the background are not locked in memory: VmLck \(initial) kB")
+        let initial = try keyKilobytes(pid)
+        #expect(initial >= slab, "the keys of a daemon in the background are not locked in memory: \(initial) kB locked")
 
         let churn = CommandRunner.python(#"""
             import os, sys
@@ -227,11 +301,11 @@ struct SecretHygieneTests {
                 os.unlink(name)  # so the kernel forgets the inode and the daemon its descriptor
             """#, [vault.mountpoint], timeout: 600)
         try #require(churn.succeeded, "\(churn.stderr)")
-        let afterChurn = try lockedKilobytes(pid)
+        let afterChurn = try keyKilobytes(pid)
         #expect(afterChurn <= initial + slab, "20,000 closed files grew the locked keys from \(initial) to \(afterChurn) kB")
 
         let held = CommandRunner.python(#"""
-            import os, resource, sys
+            import os, resource, subprocess, sys
             os.chdir(sys.argv[1])
             soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -239,19 +313,19 @@ struct SecretHygieneTests {
             fds = [os.open("held/%d" % i, os.O_CREAT | os.O_RDWR, 0o600) for i in range(5000)]
             for fd in fds:
                 os.write(fd, b"y")
-            print(open("/proc/%s/status" % sys.argv[2]).read().split("VmLck:")[1].split()[0])
+            print(subprocess.check_output([sys.executable, sys.argv[3], sys.argv[2]], text=True).strip())
             for fd in fds:
                 os.close(fd)
-            """#, [vault.mountpoint, String(pid)], timeout: 600)
+            """#, [vault.mountpoint, String(pid), CommandRunner.scriptPath("locked_whole_kilobytes.py")], timeout: 600)
         try #require(held.succeeded, "\(held.stderr)")
         let whileHeld = try #require(Int(held.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let grown = whileHeld - afterChurn
         // 5,000 keys need at least two more slabs of 2048 (one holds the keys already there),
         // each one locked allocation.
         let slabs = grown / slab
-        #expect(grown % slab == 0 && (2...4).contains(slabs), "5,000 open files: VmLck \(afterChurn) -> \(whileHeld) kB")
+        #expect(grown % slab == 0 && (2...4).contains(slabs), "5,000 open files: locked \(afterChurn) -> \(whileHeld) kB")
         usleep(500_000)
-        #expect(try lockedKilobytes(pid) <= whileHeld, "closing the files grew the locked memory")
+        #expect(try keyKilobytes(pid) <= whileHeld, "closing the files grew the locked memory")
     }
 
     /// Runs a command that may leave a daemon behind (`protfs mount` without `-f`) with
@@ -260,6 +334,16 @@ struct SecretHygieneTests {
     /// the command look as if it never returned.
     static func runClosingDescriptors(_ command: [String]) -> CommandResult {
         CommandRunner.python("import subprocess, sys; sys.exit(subprocess.call(sys.argv[1:], close_fds=True))", command)
+    }
+
+    /// The memory locked for keys (and passcodes): locked whole, unlike the plaintext
+    /// buffers, which are locked as they are touched and grow with traffic.
+    func keyKilobytes(_ pid: Int32) throws -> Int {
+        let result = CommandRunner.run("python3", [CommandRunner.scriptPath("locked_whole_kilobytes.py"), String(pid)])
+        guard result.succeeded, let kilobytes = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestFailure("cannot read /proc/\(pid)/smaps: \(result.stderr)")
+        }
+        return kilobytes
     }
 
     func lockedKilobytes(_ pid: Int32) throws -> Int {

@@ -22,6 +22,12 @@ extern const long protfs_UTIME_OMIT;
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
 int protfs_fallocate(int fd, int mode, off_t offset, off_t len);
 int protfs_syncfs(int fd);
+// mlock2(MLOCK_ONFAULT): pages are locked as they are first touched, none allocated before.
+int protfs_mlock_on_fault(void *address, size_t length);
+// madvise(MADV_DONTDUMP).
+int protfs_exclude_from_core_dumps(void *address, size_t length);
+// explicit_bzero: zeroes memory in a way the compiler cannot elide.
+void protfs_wipe(void *address, size_t length);
 /// fchmodat2(2) (Linux 6.6), which takes AT_EMPTY_PATH; -1 with ENOSYS on older kernels.
 int protfs_fchmodat2(int dirfd, const char *path, mode_t mode, int flags);
 /// Credentials of the peer of a connected Unix socket (SO_PEERCRED).

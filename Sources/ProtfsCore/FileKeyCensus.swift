@@ -1,0 +1,27 @@
+import ProtfsDomain
+import Synchronization
+
+/// The per-file keys in memory: each lives in an open file's content object (`EncryptedFile`),
+/// which enrols here for its lifetime. It is how the lock's wipe is checked: once `locked`,
+/// none may be left of a `complete` file, whatever requests raced the lock.
+public final class FileKeyCensus: Sendable {
+    private struct Entry {
+        weak var file: EncryptedFile?
+    }
+    private let live = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    public init() {}
+
+    func enrol(_ file: EncryptedFile) {
+        live.withLock { $0[ObjectIdentifier(file)] = Entry(file: file) }
+    }
+
+    func leave(_ file: EncryptedFile) {
+        _ = live.withLock { $0.removeValue(forKey: ObjectIdentifier(file)) }
+    }
+
+    /// How many content objects of `protectionClass` (by their header) hold a key now.
+    public func count(of protectionClass: ProtectionClass) -> Int {
+        live.withLock { $0.values.count { $0.file?.protectionClass == protectionClass } }
+    }
+}

@@ -1,0 +1,21 @@
+import Glibc
+
+/// Delays only tests ask for, through the daemon's environment (as `PROTFS_TEST_DELAY_SCALE`
+/// shortens the rate limiter's): each can only slow the daemon down, is read once, and is
+/// ignored unless it is a number in range. Whoever can set a daemon's environment can already
+/// read its memory, so they give an attacker nothing.
+enum TestDelays {
+    /// `PROTFS_TEST_FSYNC_DELAY`: seconds (more than 0, at most 60) that each fsync waits
+    /// before it syncs, as on a slow disk, so a test can lock while one is in flight.
+    static let fsync = seconds(from: "PROTFS_TEST_FSYNC_DELAY")
+
+    static func pause(_ delay: Double?) {
+        guard let delay else { return }
+        usleep(UInt32(delay * 1_000_000))
+    }
+
+    private static func seconds(from variable: String) -> Double? {
+        guard let raw = getenv(variable), let value = Double(String(cString: raw)), value > 0, value <= 60 else { return nil }
+        return value
+    }
+}
