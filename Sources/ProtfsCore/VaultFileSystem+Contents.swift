@@ -8,6 +8,22 @@ extension VaultFileSystem {
     /// Creates a regular file of the parent's class and opens it.
     public func createFile(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
                            writable: Bool = true) throws(Errno) -> (node: BackingNode, handle: OpenFileHandle) {
+        try creatingFile(name, in: parent, mode: mode, caller: caller) { node, file in
+            node.content.state.withLock { $0.file = file; $0.handles = 1 }
+            openFiles.withLock { $0[ObjectIdentifier(node)] = node }
+            return (node, OpenFileHandle(node: node, writable: writable))
+        }
+    }
+
+    /// Creates an empty regular file of the parent's class without opening it (`mknod`): no
+    /// handle will ever be released, so its descriptor and per-file key go at once.
+    public func createClosedFile(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller) throws(Errno) -> BackingNode {
+        try creatingFile(name, in: parent, mode: mode, caller: caller) { node, _ in node }
+    }
+
+    /// Creates the file and hands it, header written, to `keep` under the class policy.
+    private func creatingFile<R>(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
+                                 _ keep: (BackingNode, EncryptedFile) -> R) throws(Errno) -> R {
         let protectionClass = try directoryMetadata(of: parent).protectionClass
         return try controller.perform(.create, on: protectionClass) { () throws(Errno) in
             try creatingEntry(name, in: parent) { (stored) throws(Errno) in
@@ -18,9 +34,7 @@ extension VaultFileSystem {
                     try ClassHint.write(protectionClass, to: file, keys: keys)
                     try assignOwnership(of: stored, in: parent, to: caller)
                     node.cachedHeader = file.header
-                    node.content.state.withLock { $0.file = file; $0.handles = 1 }
-                    openFiles.withLock { $0[ObjectIdentifier(node)] = node }
-                    return (node, OpenFileHandle(node: node, writable: writable))
+                    return keep(node, file)
                 } catch {
                     try? parent.descriptor.removeFile(stored)
                     throw error
