@@ -13,4 +13,12 @@ struct NodeCreationTests {
         vault.check("python3 '\(TestScripts.path("mknod-releases-files.py"))' \(daemon) '\(vault.backing)'")
     }
 
+    @Test("files, mknod files, FIFOs, sockets and directories get the mode asked less the caller's umask, whatever the daemon's")
+    func modesFollowTheCallersUmask() throws {
+        let vault = try TestVault()
+        // The daemon's own umask as strict as it gets: none of it may show.
+        try vault.mount(launcher: ["/bin/sh", "-c", "umask 077 && exec \"$@\"", "sh"])
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(TestScripts.path("creation-modes.py"))'")
+    }
 }
