@@ -77,6 +77,12 @@ public final class FuseSession {
             self.adapter.release()
             throw .mountFailed(configuration.mountpoint)
         }
+        guard InitReplyExtension.install(on: session) else {
+            fuse_session_unmount(session)
+            fuse_session_destroy(session)
+            self.adapter.release()
+            throw .mountFailed(configuration.mountpoint)
+        }
         adapter.sessionAddress.store(UInt(bitPattern: created), ordering: .releasing)
         Self.widenReadahead(of: configuration.mountpoint)
     }

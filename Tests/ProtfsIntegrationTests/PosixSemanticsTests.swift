@@ -68,6 +68,14 @@ struct PosixSemanticsTests {
             """)
     }
 
+    @Test("an O_DIRECT descriptor maps shared and private; the mapping, direct I/O and the page cache agree")
+    func directIOFilesMap() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(TestScripts.path("direct-io-mmap.py"))'")
+    }
+
     @Test("modes, owners, set-group-ID directories, sticky bits and nanosecond times, at once")
     func ownershipModesAndTimes() throws {
         let vault = try TestVault()
