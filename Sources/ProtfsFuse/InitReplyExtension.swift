@@ -9,10 +9,13 @@ import Glibc
 enum InitReplyExtension {
     /// FUSE_DIRECT_IO_ALLOW_MMAP (protocol 7.39): direct-I/O files may be mapped shared.
     static let directIOAllowMmap: UInt32 = 1 << (36 - 32)
+    /// FUSE_NO_EXPORT_SUPPORT (protocol 7.40): no file handles, `name_to_handle_at` answers
+    /// EOPNOTSUPP instead of handles that go stale once the kernel forgets the node.
+    static let noExportSupport: UInt32 = 1 << (38 - 32)
 
     /// The flags to ask for at a protocol level.
     static func flags(forProtocolMinor minor: UInt32) -> UInt32 {
-        minor >= 39 ? directIOAllowMmap : 0
+        (minor >= 39 ? directIOAllowMmap : 0) | (minor >= 40 ? noExportSupport : 0)
     }
 
     /// Routes the session's writes to the kernel through `extend` (reads stay plain `read`;

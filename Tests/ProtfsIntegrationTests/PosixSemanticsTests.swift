@@ -76,6 +76,14 @@ struct PosixSemanticsTests {
         vault.check("python3 '\(TestScripts.path("direct-io-mmap.py"))'")
     }
 
+    @Test("name_to_handle_at is refused with EOPNOTSUPP, not answered with handles that go stale")
+    func noFileHandles() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(TestScripts.path("file-handles.py"))'")
+    }
+
     @Test("modes, owners, set-group-ID directories, sticky bits and nanosecond times, at once")
     func ownershipModesAndTimes() throws {
         let vault = try TestVault()
