@@ -174,6 +174,14 @@ struct PosixSemanticsTests {
             """)
     }
 
+    @Test("set-ID bits after writes, truncates and fallocates by users in and out of the file's group, as ext4 drops them")
+    func setIDBitsAsExt4() throws {
+        let vault = try TestVault()
+        try vault.mount(options: ["allow_other"])
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(TestScripts.path("set-id-drops.py"))'")
+    }
+
     @Test("O_DIRECT and write-only writes replace what other descriptors have in the page cache")
     func directWriteOverCachedPages() throws {
         let vault = try TestVault()
