@@ -83,9 +83,9 @@ extension VaultFileSystem {
     /// owner made read-only).
     func openBackingFile(of node: BackingNode) throws(Errno) -> FileDescriptor {
         do {
-            return try node.descriptor.reopen(.readWrite)
+            return try openForIO(node, .readWrite)
         } catch .permissionDenied {
-            return try node.descriptor.reopen(.readOnly)
+            return try openForIO(node, .readOnly)
         }
     }
 
@@ -125,7 +125,29 @@ extension VaultFileSystem {
     }
 
     public func read(_ handle: OpenFileHandle, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
-        try withContent(of: handle) { (file) throws(Errno) in try file.read(into: buffer, at: offset) }
+        let count = try withContent(of: handle) { (file) throws(Errno) in try file.read(into: buffer, at: offset) }
+        if accessTimes.files { moveAccessTimeIfDue(of: handle.node) }
+        return count
+    }
+
+    /// Whether a read of `node` now should move its access time (`relatime`). An open gives
+    /// up the kernel's cached pages of such a file, so that the read reaches the daemon.
+    public func accessTimeIsDue(of node: BackingNode) -> Bool {
+        guard accessTimes.files, let status = try? node.status() else { return false }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return AccessTimeUpdates.isDue(status, now: now)
+    }
+
+    /// Moves the access time of a file just read, when due: one byte read through a
+    /// descriptor without O_NOATIME lets the backing filesystem move it (setting it with
+    /// utimensat would move the change time too). A backing filesystem mounted `noatime`
+    /// moves nothing.
+    func moveAccessTimeIfDue(of node: BackingNode) {
+        guard accessTimeIsDue(of: node), let descriptor = try? node.descriptor.reopen(.readOnly) else { return }
+        defer { descriptor.close() }
+        var byte: UInt8 = 0
+        _ = withUnsafeMutableBytes(of: &byte) { try? descriptor.read(into: $0, at: 0) }
     }
 
     public func write(_ handle: OpenFileHandle, _ data: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {

@@ -168,7 +168,8 @@ extension VaultFileSystem {
 
     /// Opens a directory for listing (its entries are read as they are asked for).
     public func openListing(of directory: BackingNode) throws(Errno) -> DirectoryReader {
-        try DirectoryReader(directory: directory, directoryID: directoryMetadata(of: directory).directoryID, keys: keys)
+        try DirectoryReader(directory: directory, directoryID: directoryMetadata(of: directory).directoryID, keys: keys,
+                            movingAccessTime: accessTimes.directories)
     }
 }
 

@@ -91,7 +91,7 @@ extension VaultFileSystem {
             guard AccessPolicy.reclassDecision(from: oldClass, to: newClass, in: state).isAllowed else { throw .permissionDenied }
             let fileKey = try header.unwrapFileKey(keyring: keyring)
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
-            let fd = try node.descriptor.reopen(.readWrite)
+            let fd = try openForIO(node, .readWrite)
             defer { fd.close() }
             try ClassHint.remove(from: node.descriptor)
             try header.commitRewrap(to: fd)

@@ -17,6 +17,11 @@ extension FuseAdapter {
         respond(req) { () throws(Errno) in
             let handle = try fileSystem.open(node(id), writable: Self.isWritable(fi.pointee.flags))
             store(handle, in: fi)
+            // Reads from cached pages never reach the daemon: a read that must move the access
+            // time (relatime) has to, so the pages go.
+            if fi.pointee.flags & O_ACCMODE != O_WRONLY, fileSystem.accessTimeIsDue(of: handle.node) {
+                fi.pointee.keep_cache = 0
+            }
             if fuse_reply_open(req, fi) != 0 { dropHandle(fi) }
         }
     }

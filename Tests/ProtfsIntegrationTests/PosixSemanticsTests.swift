@@ -182,6 +182,15 @@ struct PosixSemanticsTests {
         vault.check("python3 '\(TestScripts.path("set-id-drops.py"))'")
     }
 
+    @Test("access times as Linux keeps them under relatime (the default), noatime and nodiratime",
+          arguments: ["relatime", "noatime", "nodiratime"])
+    func accessTimes(rule: String) throws {
+        let vault = try TestVault()
+        try vault.mount(options: rule == "relatime" ? [] : [rule])
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(TestScripts.path("access-times.py"))' \(rule)")
+    }
+
     @Test("O_DIRECT and write-only writes replace what other descriptors have in the page cache")
     func directWriteOverCachedPages() throws {
         let vault = try TestVault()
