@@ -32,16 +32,18 @@ enum InitReplyExtension {
         return fuse_session_custom_io(session, &io, fuse_session_fd(session)) == 0
     }
 
-    /// Adds the pending flags to the INIT reply: the first successful reply of its shape, the
-    /// only one the kernel can have asked for so far (it sends nothing else before INIT is
-    /// answered). The flags are taken once.
+    /// Adds the pending flags to the INIT reply: the first reply of its shape, the only one
+    /// the kernel can have asked for so far (it sends nothing else before INIT is answered).
+    /// The flags are taken by that reply, so later ones (a 64-byte read has the same shape)
+    /// are never touched.
     private static func extend(_ iov: UnsafeMutablePointer<iovec>, _ count: Int32, for adapter: FuseAdapter) {
         guard count == 2, iov[0].iov_len == MemoryLayout<fuse_out_header>.size,
               iov[1].iov_len == MemoryLayout<fuse_init_out>.size,
-              let header = iov[0].iov_base, let body = iov[1].iov_base,
-              header.load(as: fuse_out_header.self).error == 0 else { return }
+              adapter.pendingInitFlags.load(ordering: .acquiring) != 0,
+              let header = iov[0].iov_base, let body = iov[1].iov_base else { return }
+        let extra = adapter.pendingInitFlags.exchange(0, ordering: .acquiringAndReleasing)
         let reply = body.assumingMemoryBound(to: fuse_init_out.self)
-        guard reply.pointee.flags & UInt32(FUSE_INIT_EXT) != 0 else { return }
-        reply.pointee.flags2 |= adapter.pendingInitFlags.exchange(0, ordering: .acquiringAndReleasing)
+        guard header.load(as: fuse_out_header.self).error == 0, reply.pointee.flags & UInt32(FUSE_INIT_EXT) != 0 else { return }
+        reply.pointee.flags2 |= extra
     }
 }
