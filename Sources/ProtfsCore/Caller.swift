@@ -23,8 +23,7 @@ public struct Caller: Sendable {
     /// has every capability there and none here, so it counts only for a process in the
     /// daemon's namespace. A process gone, or one that cannot be read, has none.
     var hasFownerOverTheMount: Bool {
-        guard uid == 0, pid > 0, let daemon = UserNamespace.daemon, UserNamespace.of(pid) == daemon else { return false }
-        return EffectiveCapabilities.of(pid).map { $0 & EffectiveCapabilities.fowner != 0 } ?? false
+        uid == 0 && ProcessStatus.holds(ProcessStatus.fowner, pid)
     }
 }
 
@@ -46,17 +45,37 @@ struct UserNamespace: Equatable {
     }
 }
 
-/// A process's effective capabilities, from /proc (the kernel sends only uid, gid and pid).
-enum EffectiveCapabilities {
+/// What /proc/PID/status tells of a caller that a request does not carry: its supplementary
+/// groups and its effective capabilities (relative to its own user namespace).
+struct ProcessStatus {
     static let fowner: UInt64 = 1 << 3
+    static let fsetid: UInt64 = 1 << 4
 
-    static func of(_ pid: pid_t) -> UInt64? {
-        guard let fd = try? FileDescriptor.open(path: "/proc/\(pid)/status", .readOnly) else { return nil }
+    let groups: [gid_t]
+    let effectiveCapabilities: UInt64
+
+    /// Process `pid`'s status, or nil when it is gone or cannot be read.
+    static func of(_ pid: pid_t) -> ProcessStatus? {
+        guard pid > 0, let fd = try? FileDescriptor.open(path: "/proc/\(pid)/status", .readOnly) else { return nil }
         defer { fd.close() }
         guard let bytes = try? fd.readAll(limit: 1 << 16) else { return nil }
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("CapEff:") {
-            return UInt64(String(line.dropFirst("CapEff:".count).filter { $0 != " " && $0 != "\t" }), radix: 16)
+        var groups: [gid_t] = []
+        var capabilities: UInt64?
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            if line.hasPrefix("Groups:") {
+                groups = line.dropFirst("Groups:".count).split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { gid_t($0) }
+            } else if line.hasPrefix("CapEff:") {
+                capabilities = UInt64(String(line.dropFirst("CapEff:".count).filter { $0 != " " && $0 != "\t" }), radix: 16)
+            }
         }
-        return nil
+        return capabilities.map { ProcessStatus(groups: groups, effectiveCapabilities: $0) }
+    }
+
+    /// Whether `capability` is effective for process `pid` over the mount: held, by a process
+    /// of the daemon's user namespace.
+    static func holds(_ capability: UInt64, _ pid: pid_t) -> Bool {
+        guard let daemon = UserNamespace.daemon, UserNamespace.of(pid) == daemon,
+              let status = of(pid) else { return false }
+        return status.effectiveCapabilities & capability != 0
     }
 }

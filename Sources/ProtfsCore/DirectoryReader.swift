@@ -12,11 +12,11 @@ public final class DirectoryReader: Sendable {
     private let directoryID: ObjectID
     private let keys: FilesystemKeys
 
-    init(directory: BackingNode, directoryID: ObjectID, keys: FilesystemKeys) throws(Errno) {
+    init(directory: BackingNode, directoryID: ObjectID, keys: FilesystemKeys, movingAccessTime: Bool) throws(Errno) {
         self.directory = directory
         self.directoryID = directoryID
         self.keys = keys
-        stream = try DirectoryStream(directory.descriptor)
+        stream = try DirectoryStream(directory.descriptor, movingAccessTime: movingAccessTime)
     }
 
     /// Visits the entries from `offset` on (0: the start, else an offset handed out before),

@@ -9,6 +9,24 @@ extension VaultFileSystem {
     /// Creates a regular file of the parent's class and opens it.
     public func createFile(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
                            writable: Bool = true) throws(Errno) -> (node: BackingNode, handle: OpenFileHandle) {
+        try creatingFile(name, in: parent, mode: mode, caller: caller) { node, file in
+            node.content.state.withLock { state in
+                state.file = file
+                gainHandle(on: node, &state)
+            }
+            return (node, OpenFileHandle(node: node, writable: writable))
+        }
+    }
+
+    /// Creates an empty regular file of the parent's class without opening it (`mknod`): no
+    /// handle will ever be released, so its descriptor and per-file key go at once.
+    public func createClosedFile(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller) throws(Errno) -> BackingNode {
+        try creatingFile(name, in: parent, mode: mode, caller: caller) { node, _ in node }
+    }
+
+    /// Creates the file and hands it, header written, to `keep` under the class policy.
+    private func creatingFile<R>(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
+                                 _ keep: (BackingNode, EncryptedFile) -> R) throws(Errno) -> R {
         let protectionClass = try directoryMetadata(of: parent).protectionClass
         return try controller.perform(.create, on: protectionClass) { () throws(Errno) in
             try creatingEntry(name, in: parent) { (stored) throws(Errno) in
@@ -19,11 +37,7 @@ extension VaultFileSystem {
                     try ClassHint.write(protectionClass, to: file, keys: keys)
                     try assignOwnership(of: stored, in: parent, to: caller)
                     node.cachedHeader = file.header
-                    node.content.state.withLock { state in
-                        state.file = file
-                        gainHandle(on: node, &state)
-                    }
-                    return (node, OpenFileHandle(node: node, writable: writable))
+                    return keep(node, file)
                 } catch {
                     try? parent.descriptor.removeFile(stored)
                     throw error
@@ -90,9 +104,9 @@ extension VaultFileSystem {
     /// owner made read-only).
     func openBackingFile(of node: BackingNode) throws(Errno) -> FileDescriptor {
         do {
-            return try node.descriptor.reopen(.readWrite)
+            return try openForIO(node, .readWrite)
         } catch .permissionDenied {
-            return try node.descriptor.reopen(.readOnly)
+            return try openForIO(node, .readOnly)
         }
     }
 
@@ -132,7 +146,29 @@ extension VaultFileSystem {
     }
 
     public func read(_ handle: OpenFileHandle, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
-        try withContent(of: handle) { (file) throws(Errno) in try file.read(into: buffer, at: offset) }
+        let count = try withContent(of: handle) { (file) throws(Errno) in try file.read(into: buffer, at: offset) }
+        if accessTimes.files { moveAccessTimeIfDue(of: handle.node) }
+        return count
+    }
+
+    /// Whether a read of `node` now should move its access time (`relatime`). An open gives
+    /// up the kernel's cached pages of such a file, so that the read reaches the daemon.
+    public func accessTimeIsDue(of node: BackingNode) -> Bool {
+        guard accessTimes.files, let status = try? node.status() else { return false }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return AccessTimeUpdates.isDue(status, now: now)
+    }
+
+    /// Moves the access time of a file just read, when due: one byte read through a
+    /// descriptor without O_NOATIME lets the backing filesystem move it (setting it with
+    /// utimensat would move the change time too). A backing filesystem mounted `noatime`
+    /// moves nothing.
+    func moveAccessTimeIfDue(of node: BackingNode) {
+        guard accessTimeIsDue(of: node), let descriptor = try? node.descriptor.reopen(.readOnly) else { return }
+        defer { descriptor.close() }
+        var byte: UInt8 = 0
+        _ = withUnsafeMutableBytes(of: &byte) { try? descriptor.read(into: $0, at: 0) }
     }
 
     public func write(_ handle: OpenFileHandle, _ data: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {

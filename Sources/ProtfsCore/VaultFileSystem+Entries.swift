@@ -56,7 +56,7 @@ extension VaultFileSystem {
     /// or an empty regular file when `mknod` asks for one.
     public func makeNode(_ name: [UInt8], in parent: BackingNode, mode: mode_t, device: dev_t, caller: Caller) throws(Errno) -> BackingNode {
         if mode & S_IFMT == S_IFREG || mode & S_IFMT == 0 {
-            return try createFile(name, in: parent, mode: mode & 0o7777, caller: caller).node
+            return try createClosedFile(name, in: parent, mode: mode & 0o7777, caller: caller)
         }
         return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
             try parent.descriptor.makeNode(stored, mode: mode, device: device)
@@ -249,7 +249,8 @@ extension VaultFileSystem {
 
     /// Opens a directory for listing (its entries are read as they are asked for).
     public func openListing(of directory: BackingNode) throws(Errno) -> DirectoryReader {
-        try DirectoryReader(directory: directory, directoryID: directoryMetadata(of: directory).directoryID, keys: keys)
+        try DirectoryReader(directory: directory, directoryID: directoryMetadata(of: directory).directoryID, keys: keys,
+                            movingAccessTime: accessTimes.directories)
     }
 }
 

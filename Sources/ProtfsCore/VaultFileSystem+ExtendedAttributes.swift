@@ -92,7 +92,7 @@ extension VaultFileSystem {
             try held.checkReclass(from: oldClass, to: newClass)
             let fileKey = try header.unwrapFileKey(keyring: keyring)
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
-            let fd = try node.descriptor.reopen(.readWrite)
+            let fd = try openForIO(node, .readWrite)
             defer { fd.close() }
             try ClassHint.remove(from: node.descriptor)
             try header.commitRewrap(to: fd)

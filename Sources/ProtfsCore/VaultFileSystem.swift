@@ -25,11 +25,14 @@ public final class VaultFileSystem: Sendable {
 
     /// Where damage goes (the daemon's log, which says each thing once).
     let reportDamage: @Sendable (String) -> Void
+    /// Which reads move access times (the mount's `relatime`, `noatime`, `nodiratime`).
+    public let accessTimes: AccessTimeUpdates
 
-    public init(vault: Vault, controller: LockController,
+    public init(vault: Vault, controller: LockController, accessTimes: AccessTimeUpdates = .relative,
                 reportDamage: @escaping @Sendable (String) -> Void = { _ in }) throws(Errno) {
         self.vault = vault
         self.controller = controller
+        self.accessTimes = accessTimes
         self.reportDamage = reportDamage
         keys = vault.filesystemKeys
         keyring = vault.keyring
@@ -70,9 +73,20 @@ public final class VaultFileSystem: Sendable {
     func header(of node: BackingNode) throws(Errno) -> FileHeader {
         if let cached = node.cachedHeader { return cached }
         guard node.isRegularFile else { throw .io }
-        let fd = try node.descriptor.reopen(.readOnly)
+        let fd = try openForIO(node, .readOnly)
         defer { fd.close() }
         return try verifiedHeader(of: node, from: fd)
+    }
+
+    /// The backing object of `node` opened for the daemon's own I/O, which leaves its access
+    /// time alone (O_NOATIME; refused for an object the daemon neither owns nor may
+    /// override, which is then opened plainly): the time moves where the mount's rule says.
+    func openForIO(_ node: BackingNode, _ flags: FileDescriptor.OpenFlags) throws(Errno) -> FileDescriptor {
+        do {
+            return try node.descriptor.reopen(flags.union(.noAccessTime))
+        } catch .notPermitted {
+            return try node.descriptor.reopen(flags)
+        }
     }
 
     /// Reads a regular file's header from `descriptor` (open for reading), checks its class

@@ -17,6 +17,11 @@ extension FuseAdapter {
         respond(req) { () throws(Errno) in
             let handle = try fileSystem.open(node(id), writable: Self.isWritable(fi.pointee.flags))
             store(handle, in: fi)
+            // Reads from cached pages never reach the daemon: a read that must move the access
+            // time (relatime) has to, so the pages go.
+            if fi.pointee.flags & O_ACCMODE != O_WRONLY, fileSystem.accessTimeIsDue(of: handle.node) {
+                fi.pointee.keep_cache = 0
+            }
             if fuse_reply_open(req, fi) != 0 { dropHandle(fi) }
         }
     }
@@ -67,7 +72,7 @@ extension FuseAdapter {
             // A writer without CAP_FSETID through a direct-I/O descriptor: the kernel leaves the
             // set-ID bits to us (through the page cache it drops them itself, by a SETATTR).
             let flags = RequestLoop.writeArguments(precedingPayload: data).write_flags
-            if flags & UInt32(FUSE_WRITE_KILL_SUIDGID) != 0, try fileSystem.dropSetIDBits(of: handle.node), let session {
+            if flags & UInt32(FUSE_WRITE_KILL_SUIDGID) != 0, try fileSystem.dropSetIDBits(of: handle.node, writtenBy: Self.caller(req)), let session {
                 _ = fuse_lowlevel_notify_inval_inode(session, id, -1, 0)
             }
             try fileSystem.write(handle, UnsafeRawBufferPointer(start: data, count: size), at: Int64(offset))

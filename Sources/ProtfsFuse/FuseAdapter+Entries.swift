@@ -53,7 +53,7 @@ extension FuseAdapter {
             else if toSet & FUSE_SET_ATTR_MTIME != 0 {
                 changes.modificationTime = .at(seconds: st.st_mtim.tv_sec, nanoseconds: st.st_mtim.tv_nsec)
             }
-            let result = try fileSystem.setAttributes(changes, of: node(id), handle: Self.handle(fi))
+            let result = try fileSystem.setAttributes(changes, of: node(id), handle: Self.handle(fi), caller: Self.caller(req))
             replyAttributes(req, result)
         }
     }

@@ -29,9 +29,14 @@ public final class FuseAdapter: Sendable {
     let listingEnds = ListingEnds(clock: MonotonicClock.nanoseconds)
     /// Whether the kernel can do without OPENDIR (told so by an `ENOSYS` to the first).
     let opendirOptional = Atomic<Bool>(false)
-    /// Whether the kernel drops the cached pages a direct-I/O write covers (protocol 7.39,
-    /// Linux 6.6, on): set at INIT. Write-only opens get direct I/O only then.
-    let directWritesDropCachedPages = Atomic<Bool>(false)
+    /// Whether direct I/O stays coherent with the page cache (protocol 7.39, Linux 6.6, on):
+    /// the kernel drops the cached pages a direct-I/O write covers, and maps direct-I/O files
+    /// (FUSE_DIRECT_IO_ALLOW_MMAP, asked for at INIT). Set at INIT; write-only and O_DIRECT
+    /// opens get direct I/O only then.
+    let directIOCoherent = Atomic<Bool>(false)
+    /// INIT flags past bit 31, decided at INIT and added to libfuse's reply on its way out
+    /// (`InitReplyExtension`).
+    let pendingInitFlags = Atomic<UInt32>(0)
 
     public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30,
                 nodeCapacity: Int = InodePruner.capacityFromDescriptorLimit()) {
@@ -125,13 +130,14 @@ public final class FuseAdapter: Sendable {
         // Direct I/O (FOPEN_DIRECT_IO) sends reads and writes straight here. The kernel then
         // does not ask for `security.capability` before every write, as it does through the
         // page cache: a round trip per write(2), a quarter of an untar's requests. In exchange
-        // nothing of the handle's data is cached and it cannot be mapped shared (ENODEV, as
-        // with libfuse's passthrough_hp). So it is for O_DIRECT opens (4 KiB random writes
-        // 18-19k IOPS without, 25-27k with) and for write-only ones, which could not be mapped
-        // or read anyway, once the kernel drops what other descriptors cached of the range.
-        let accessMode = fi.pointee.flags & O_ACCMODE
-        if fi.pointee.flags & protfs_O_DIRECT != 0
-            || accessMode == O_WRONLY && directWritesDropCachedPages.load(ordering: .acquiring) {
+        // nothing of the handle's data is cached. So it is for O_DIRECT opens (4 KiB random
+        // writes 18-19k IOPS without, 25-27k with) and for write-only ones, which could not
+        // be mapped or read anyway, once the kernel keeps direct I/O coherent: it drops what
+        // other descriptors cached of a range written, and maps direct-I/O files shared (an
+        // O_DIRECT descriptor must map: without FUSE_DIRECT_IO_ALLOW_MMAP, mmap says ENODEV).
+        // Older kernels do O_DIRECT through the page cache's direct path, coherent too.
+        if directIOCoherent.load(ordering: .acquiring),
+           fi.pointee.flags & protfs_O_DIRECT != 0 || fi.pointee.flags & O_ACCMODE == O_WRONLY {
             fi.pointee.direct_io = 1
         }
     }

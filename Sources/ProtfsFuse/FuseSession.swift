@@ -68,7 +68,17 @@ public final class FuseSession {
         self.adapter = retained
         mountpoint = configuration.mountpoint
         session = created
+        // The kernel has already taken the caller's umask off the mode of every create,
+        // mknod and mkdir it sends (no FUSE_CAP_DONT_MASK): the daemon's own must not take
+        // more. Everything else the daemon creates names its mode (0600, 0700) or sets it.
+        umask(0)
         guard fuse_session_mount(session, configuration.mountpoint) == 0 else {
+            fuse_session_destroy(session)
+            self.adapter.release()
+            throw .mountFailed(configuration.mountpoint)
+        }
+        guard InitReplyExtension.install(on: session) else {
+            fuse_session_unmount(session)
             fuse_session_destroy(session)
             self.adapter.release()
             throw .mountFailed(configuration.mountpoint)

@@ -35,11 +35,13 @@ enum LowLevelOperations {
             // write), not whenever a file's mtime moves: with the kernel's automatic check a
             // file read back after it was written, or a cached file touched, lost its pages.
             // Kernels before protocol 7.39 (Linux 6.6) do not drop the pages a direct-I/O
-            // write covers, so they keep the check, and write-only opens keep the page cache.
+            // write covers, so they keep the check, and no open gets direct I/O.
             if conn.pointee.proto_minor >= 39 {
                 conn.pointee.want &= ~UInt32(FUSE_CAP_AUTO_INVAL_DATA)
-                adapter?.directWritesDropCachedPages.store(true, ordering: .releasing)
+                adapter?.directIOCoherent.store(true, ordering: .releasing)
             }
+            adapter?.pendingInitFlags.store(InitReplyExtension.flags(forProtocolMinor: conn.pointee.proto_minor),
+                                            ordering: .releasing)
             conn.pointee.max_write = UInt32(LowLevelOperations.maxRequestBytes)
             conn.pointee.max_readahead = UInt32(LowLevelOperations.readaheadBytes)
         }

@@ -8,9 +8,17 @@ public final class DirectoryStream: Sendable {
     /// The `DIR *`, used by one call at a time.
     private let stream: Mutex<UInt>
 
-    /// Opens `directory` (any descriptor of it, `O_PATH` included) for reading.
-    public init(_ directory: FileDescriptor) throws(Errno) {
-        let readable = try FileDescriptor.open(".", in: directory, [.readOnly, .directory, .nonBlocking])
+    /// Opens `directory` (any descriptor of it, `O_PATH` included) for reading; reading it
+    /// moves its access time as the backing filesystem's rule says, unless `movingAccessTime`
+    /// is false (O_NOATIME, when allowed: the daemon owns the directory or is root).
+    public init(_ directory: FileDescriptor, movingAccessTime: Bool = true) throws(Errno) {
+        let flags: FileDescriptor.OpenFlags = [.readOnly, .directory, .nonBlocking]
+        let readable: FileDescriptor
+        do {
+            readable = try FileDescriptor.open(".", in: directory, movingAccessTime ? flags : flags.union(.noAccessTime))
+        } catch .notPermitted {
+            readable = try FileDescriptor.open(".", in: directory, flags)
+        }
         guard let opened = fdopendir(readable.rawValue) else {
             let error = Errno.current
             readable.close()

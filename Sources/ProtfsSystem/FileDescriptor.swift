@@ -25,6 +25,7 @@ public struct FileDescriptor: Sendable, Hashable {
         public static let path = OpenFlags(rawValue: protfs_O_PATH)
         public static let noFollow = OpenFlags(rawValue: O_NOFOLLOW)
         public static let closeOnExec = OpenFlags(rawValue: O_CLOEXEC)
+        public static let noAccessTime = OpenFlags(rawValue: protfs_O_NOATIME)
     }
 
     /// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)`.

@@ -98,7 +98,8 @@ enum MountCommand {
         let adapter: FuseAdapter
         let control: ControlServer
         do {
-            fileSystem = try VaultFileSystem(vault: vault, controller: controller, reportDamage: { log.damage($0) })
+            fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
+                                             reportDamage: { log.damage($0) })
             adapter = FuseAdapter(fileSystem: fileSystem, log: log)
             control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,
                                                                mountpoint: mountpoint),

@@ -18,6 +18,9 @@ struct MountOptions {
     var debug = false
     /// `idle_poll` / `noidle_poll`; nil: only in a virtual machine (see `PollingHold`).
     var idlePolling: Bool?
+    /// `noatime` / `atime` and `nodiratime` / `diratime`; `relatime` otherwise, as on Linux.
+    var noAccessTimes = false
+    var noDirectoryAccessTimes = false
     var fuseOptions: [String] = []
 
     init(backing: String, mountpoint: String, foreground: Bool, optionList: String?) throws {
@@ -54,11 +57,22 @@ struct MountOptions {
             case "debug": debug = true
             case "idle_poll": idlePolling = true
             case "noidle_poll": idlePolling = false
+            // Kept for libfuse too, so that the kernel's mount shows the choice.
+            case "noatime", "atime": noAccessTimes = name == "noatime"; fuseOptions.append(option)
+            case "nodiratime", "diratime": noDirectoryAccessTimes = name == "nodiratime"
+            case "relatime", "norelatime": break
+            case "strictatime":
+                throw UsageError("option 'strictatime' cannot be honoured: reads served from the kernel's page cache never "
+                                 + "reach protfs; use relatime (the default) or noatime")
             case "default_permissions", "auto_unmount", "subtype", "fsname":
                 break  // always set by protfs itself
             default: fuseOptions.append(option)
             }
         }
+    }
+
+    var accessTimes: AccessTimeUpdates {
+        noAccessTimes ? .never : AccessTimeUpdates(files: true, directories: !noDirectoryAccessTimes)
     }
 
     var configuration: MountConfiguration {

@@ -37,6 +37,14 @@ struct MountCommandTests {
         #expect(twice.status == 1 && twice.stderr.contains("already a protfs mount"), "\(twice.stderr)")
     }
 
+    @Test("refuses strictatime with a usage error: reads from the page cache never reach the daemon")
+    func refusesStrictAccessTimes() throws {
+        let vault = try TestVault()
+        let strict = mount(vault, ["strictatime"])
+        #expect(strict.status == 2 && strict.stderr.contains("strictatime"), "\(strict.stderr)")
+        #expect(!TestVault.isMounted(vault.mountpoint))
+    }
+
     @Test("detaches once the mount is live, shows fuse.protfs, and SIGTERM unmounts cleanly")
     func backgroundAndSigterm() throws {
         let vault = try TestVault()
@@ -75,7 +83,7 @@ struct MountCommandTests {
         #expect(!TestVault.isMounted(vault.mountpoint))
     }
 
-    @Test("mount.protfs maps mount(8)'s generic options and mounts")
+    @Test("mount.protfs maps mount(8)'s generic options, passes the access-time ones on, and mounts")
     func mountHelper() throws {
         let vault = try TestVault()
         let helper = CommandRunner.packageRoot.path + "/mount-helpers/mount.protfs"
@@ -84,7 +92,7 @@ struct MountCommandTests {
             + "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile),grace=3"
         let fake = CommandRunner.run("/bin/sh", [helper, vault.backing, vault.mountpoint, "-fv", "-o", options],
                                      environment: ["PATH": "\(bin):/usr/bin:/bin"])
-        #expect(fake.succeeded && fake.stderr.contains("-o device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile),grace=3"),
+        #expect(fake.succeeded && fake.stderr.contains("-o noatime,device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile),grace=3"),
                 "\(fake.stderr)")
         #expect(!TestVault.isMounted(vault.mountpoint))
         let real = CommandRunner.run("/bin/sh", [helper, vault.backing, vault.mountpoint, "-o", options],

@@ -68,6 +68,22 @@ struct PosixSemanticsTests {
             """)
     }
 
+    @Test("an O_DIRECT descriptor maps shared and private; the mapping, direct I/O and the page cache agree")
+    func directIOFilesMap() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(CommandRunner.scriptPath("direct-io-mmap.py"))'")
+    }
+
+    @Test("name_to_handle_at is refused with EOPNOTSUPP, not answered with handles that go stale")
+    func noFileHandles() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(CommandRunner.scriptPath("file-handles.py"))'")
+    }
+
     @Test("modes, owners, set-group-ID directories, sticky bits and nanosecond times, at once")
     func ownershipModesAndTimes() throws {
         let vault = try TestVault()
@@ -156,6 +172,23 @@ struct PosixSemanticsTests {
                 done
             done
             """)
+    }
+
+    @Test("set-ID bits after writes, truncates and fallocates by users in and out of the file's group, as ext4 drops them")
+    func setIDBitsAsExt4() throws {
+        let vault = try TestVault()
+        try vault.mount(options: ["allow_other"])
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(CommandRunner.scriptPath("set-id-drops.py"))'")
+    }
+
+    @Test("access times as Linux keeps them under relatime (the default), noatime and nodiratime",
+          arguments: ["relatime", "noatime", "nodiratime"])
+    func accessTimes(rule: String) throws {
+        let vault = try TestVault()
+        try vault.mount(options: rule == "relatime" ? [] : [rule])
+        defer { try? vault.unmount() }
+        vault.check("python3 '\(CommandRunner.scriptPath("access-times.py"))' \(rule)")
     }
 
     @Test("O_DIRECT and write-only writes replace what other descriptors have in the page cache")
