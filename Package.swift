@@ -27,6 +27,7 @@ let package = Package(
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsControl", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFuseTests", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
-        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"]),
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"],
+                    exclude: ["Scripts"]),
     ]
 )

@@ -64,6 +64,70 @@ struct MountCommandTests {
         #expect(CommandRunner.shell("cat '\(vault.path("f"))'").stdout == "live\n")
     }
 
+    /// The pid of the daemon answering on the vault's control socket, nil if none does.
+    func daemonPID(_ vault: TestVault) -> Int32? {
+        let status = CommandRunner.run(TestVault.protfsctl, ["status", "--json", vault.mountpoint], timeout: 10)
+        let object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any]
+        return (object?["pid"] as? Int).map(Int32.init)
+    }
+
+    /// Ends every daemon of the vault, hung or not, and clears its mount: a failing test must
+    /// not leave one spinning.
+    func stopDaemons(of vault: TestVault) {
+        let daemons = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init).filter { pid in
+            let arguments = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            let words = arguments.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.count > 1 && words[1] == "mount" && words.contains(vault.backing)
+        } ?? []
+        if daemons.isEmpty {
+            _ = CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 15)
+        } else {
+            daemons.forEach { kill($0, SIGKILL) }
+            TestVault.abortConnection(vault.mountpoint)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while daemons.contains(where: { kill($0, 0) == 0 }) && Date() < deadline { usleep(20_000) }
+    }
+
+    /// Issue 15: the background daemon was a forked child of the command, whose main thread
+    /// kept the parent's thread id in the Swift runtime's locks; the first contended runtime
+    /// lock it held (a lazy global, say) spun for ever. The probe makes the daemon's main
+    /// thread hold one under contention before it reports ready.
+    @Test("the daemon runs a program image of its own: its main thread can hold a contended runtime lock")
+    func daemonIsExecuted() throws {
+        let vault = try TestVault()
+        defer { stopDaemons(of: vault) }
+        let started = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-o",
+                                                           "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"],
+                                        environment: ["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"], timeout: 15)
+        #expect(started.succeeded, "\(started.stderr)")
+        let pid = try #require(daemonPID(vault))
+        let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        #expect(image == URL(fileURLWithPath: TestVault.protfs).resolvingSymlinksInPath().path)
+    }
+
+    /// What found the hang: many readers at once right after a daemonizing mount, again and
+    /// again. Each round must finish within seconds.
+    @Test("reads from many processes right after a daemonizing mount never hang")
+    func concurrentReadsAfterMount() throws {
+        let vault = try TestVault()
+        defer { stopDaemons(of: vault) }
+        let script = CommandRunner.packageRoot.path + "/Tests/ProtfsIntegrationTests/Scripts/read-concurrently.sh"
+        for round in 0 ..< 4 {
+            let started = mount(vault)
+            try #require(started.succeeded, "round \(round): \(started.stderr)")
+            if round == 0 {
+                #expect(CommandRunner.shell("for i in $(seq 16); do head -c 262144 /dev/urandom > '\(vault.mountpoint)'/f$i; done").succeeded)
+            }
+            let reads = CommandRunner.run("/bin/bash", [script, vault.mountpoint, "8"], timeout: 10)
+            try #require(reads.succeeded, "round \(round): \(reads.stderr)")
+            let pid = daemonPID(vault)
+            try #require(CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 10).succeeded)
+            let deadline = Date().addingTimeInterval(10)
+            while let pid, kill(pid, 0) == 0, Date() < deadline { usleep(10_000) }
+        }
+    }
+
     @Test("SIGTERM to a foreground daemon exits 0")
     func foregroundExitStatus() throws {
         let vault = try TestVault()
