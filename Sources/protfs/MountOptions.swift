@@ -19,6 +19,10 @@ struct MountOptions {
     var idlePolling: Bool?
     var fuseOptions: [String] = []
 
+    /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
+    /// comes), and the timers must not overflow.
+    static let maximumSeconds = 86_400
+
     init(backing: String, mountpoint: String, foreground: Bool, optionList: String?) throws {
         self.backing = backing
         self.mountpoint = mountpoint
@@ -36,8 +40,9 @@ struct MountOptions {
                 return value
             }
             func seconds() throws(UsageError) -> Int {
-                guard let n = Int(try required()), n >= 0 else {
-                    throw UsageError("option '\(name)' takes whole seconds, not '\(value ?? "")'")
+                guard let n = Int(try required()), (0...Self.maximumSeconds).contains(n) else {
+                    throw UsageError("option '\(name)' takes whole seconds from 0 to \(Self.maximumSeconds) (a day), "
+                                     + "not '\(value ?? "")'")
                 }
                 return n
             }

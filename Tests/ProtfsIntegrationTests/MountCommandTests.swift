@@ -30,6 +30,12 @@ struct MountCommandTests {
         #expect(badUsage.status == 2 && badUsage.stderr.contains("--frobnicate"), "\(badUsage.stderr)")
         let badValue = mount(vault, ["grace=soon"])
         #expect(badValue.status == 2 && badValue.stderr.contains("grace"), "\(badValue.stderr)")
+        // Beyond a day: refused at mount, not a trap at the first lock (issue 15).
+        for option in ["grace=86401", "autolock=9223372036854775807"] {
+            let tooLong = mount(vault, [option])
+            #expect(tooLong.status == 2 && tooLong.stderr.contains("from 0 to 86400 (a day)"), "\(option): \(tooLong.stderr)")
+            #expect(!TestVault.isMounted(vault.mountpoint))
+        }
 
         try vault.mount()
         defer { try? vault.unmount() }
