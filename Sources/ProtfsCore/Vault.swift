@@ -97,6 +97,19 @@ public final class Vault: Sendable {
 
     public var generation: UInt64 { passcodeRecord.withLock { $0.keybag.generation } }
 
+    /// The wrong-passcode record was missing when last read: passcodes are refused.
+    public var stateIsMissing: Bool { passcodeRecord.withLock { $0.state.isMissing } }
+
+    public var statePath: String { passcodeRecord.withLock { $0.state.path } }
+
+    /// `fsck --repair`: re-creates a missing wrong-passcode record (`VaultState.recreate`);
+    /// its path when it did, nil when the record exists.
+    public func recreateMissingState() throws(VaultError) -> String? {
+        try passcodeRecord.withLock { (record) throws(VaultError) in
+            try record.state.recreate(generation: record.keybag.generation) ? record.state.path : nil
+        }
+    }
+
     /// Checks the passcode (through the delays) and installs the `complete`,
     /// `completeUntilFirstUserAuthentication` and `completeUnlessOpen` private keys.
     public func unlock(passcode: SecureBuffer) throws(VaultError) {
@@ -224,9 +237,9 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Takes the exclusive `flock` every protfs process holds on a backing directory,
-    /// waiting up to `timeout` seconds for another holder to let go.
-    private static func lockExclusively(_ root: FileDescriptor, path: String, timeout: Double) throws(VaultError) {
+    /// Takes the exclusive `flock` every protfs process holds on a backing directory (or on
+    /// another file it shares), waiting up to `timeout` seconds for another holder to let go.
+    static func lockExclusively(_ root: FileDescriptor, path: String, timeout: Double) throws(VaultError) {
         let pause = 0.05
         var waited = 0.0
         while true {
