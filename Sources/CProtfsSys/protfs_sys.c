@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ const int protfs_FALLOC_FL_PUNCH_HOLE = FALLOC_FL_PUNCH_HOLE;
 const int protfs_FALLOC_FL_ZERO_RANGE = FALLOC_FL_ZERO_RANGE;
 const long protfs_UTIME_NOW = UTIME_NOW;
 const long protfs_UTIME_OMIT = UTIME_OMIT;
+const unsigned long protfs_ST_NOEXEC = ST_NOEXEC;
 
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);

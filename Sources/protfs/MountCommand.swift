@@ -17,7 +17,9 @@ enum MountCommand {
                                        optionList: arguments.value("-o"))
         let detachment = try arguments.value(Detachment.readyOption).map(Detachment.init(adopting:))
         let status: ExitCode
-        if options.foreground || detachment != nil {
+        if options.remount {
+            status = Remount.apply(options)
+        } else if options.foreground || detachment != nil {
             status = serve(options, detachment: detachment)
         } else {
             status = Detachment.spawnDaemon(mountArguments: (arguments.value("-o").map { ["-o", $0] } ?? []) + ["--"] + operands)

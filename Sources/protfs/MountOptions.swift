@@ -18,6 +18,12 @@ struct MountOptions {
     /// `idle_poll` / `noidle_poll`; nil: only in a virtual machine (see `PollingHold`).
     var idlePolling: Bool?
     var fuseOptions: [String] = []
+    /// `remount`: change `ro`/`rw` of the live mount (`Remount`), nothing else.
+    var remount = false
+    /// protfs's own options that were given, by name, of those a remount cannot change.
+    var givenOwnOptions: [String] = []
+    static let fixedOnceRunning: Set = ["device_key", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
+                                        "debug", "idle_poll", "noidle_poll"]
 
     /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
     /// comes), and the timers must not overflow.
@@ -46,7 +52,9 @@ struct MountOptions {
                 }
                 return n
             }
+            if Self.fixedOnceRunning.contains(name) { givenOwnOptions.append(name) }
             switch name {
+            case "remount": remount = true
             case "device_key": deviceKey = try required()
             case "passcode_file": passcodeFile = try required()
             case "grace": grace = try seconds()

@@ -134,6 +134,42 @@ struct MountCommandTests {
         }
     }
 
+    /// The mount options the kernel shows for `mountpoint` (one mount there, or nil).
+    func kernelOptions(_ mountpoint: String) -> [Substring]? {
+        let mounts = ((try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? "").split(separator: "\n")
+            .map { $0.split(separator: " ") }.filter { $0.count > 3 && $0[1] == mountpoint }
+        return mounts.count == 1 ? mounts[0][3].split(separator: ",") : nil
+    }
+
+    /// Issue 15: `mount -o remount,ro` through mount.protfs tried a second mount and failed
+    /// with "already a protfs mount".
+    @Test("mount -o remount,ro and remount,rw through mount.protfs switch the live mount, never mount again")
+    func remount() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let helper = CommandRunner.packageRoot.path + "/mount-helpers/mount.protfs"
+        let path = ["PATH": (TestVault.protfs as NSString).deletingLastPathComponent + ":/usr/bin:/bin"]
+        #expect(CommandRunner.shell("echo before > '\(vault.path("f"))'").succeeded)
+
+        let readOnly = CommandRunner.run("/bin/sh", [helper, vault.backing, vault.mountpoint, "-o", "remount,ro"], environment: path)
+        #expect(readOnly.succeeded, "\(readOnly.stderr)")
+        #expect(kernelOptions(vault.mountpoint)?.contains("ro") == true, "\(kernelOptions(vault.mountpoint) ?? [])")
+        let refused = CommandRunner.shell("echo after > '\(vault.path("f"))'")
+        #expect(!refused.succeeded && refused.stderr.contains("Read-only file system"), "\(refused.stderr)")
+        #expect(CommandRunner.shell("cat '\(vault.path("f"))'").stdout == "before\n")
+
+        let readWrite = CommandRunner.run("/bin/sh", [helper, vault.backing, vault.mountpoint, "-o", "rw,remount"], environment: path)
+        #expect(readWrite.succeeded, "\(readWrite.stderr)")
+        let options = kernelOptions(vault.mountpoint) ?? []
+        #expect(options.contains("rw") && options.contains("nosuid") && options.contains("nodev"), "\(options)")
+        #expect(CommandRunner.shell("echo after > '\(vault.path("f"))' && cat '\(vault.path("f"))'").stdout == "after\n")
+        #expect(vault.daemon?.isRunning == true, "the same daemon serves on: \(vault.daemonOutput)")
+
+        let elsewhere = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.root.path, "-o", "remount,ro"])
+        #expect(elsewhere.status == 1 && elsewhere.stderr.contains("is not a protfs mount"), "\(elsewhere.stderr)")
+    }
+
     @Test("SIGTERM to a foreground daemon exits 0")
     func foregroundExitStatus() throws {
         let vault = try TestVault()

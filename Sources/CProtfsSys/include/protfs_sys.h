@@ -18,6 +18,7 @@ extern const int protfs_FALLOC_FL_PUNCH_HOLE;
 extern const int protfs_FALLOC_FL_ZERO_RANGE;
 extern const long protfs_UTIME_NOW;
 extern const long protfs_UTIME_OMIT;
+extern const unsigned long protfs_ST_NOEXEC;
 
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
 int protfs_fallocate(int fd, int mode, off_t offset, off_t len);
