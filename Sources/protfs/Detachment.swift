@@ -5,7 +5,7 @@ import ProtfsSystem
 
 /// Running `protfs mount` in the background, as gocryptfs does: the command starts the
 /// program again (`/proc/self/exe`, a new process image, in a session of its own) as the
-/// daemon and waits for its verdict on a pipe, so it returns only once the mount is live
+/// daemon and waits for its verdict on a socket, so it returns only once the mount is live
 /// and the control socket answers, with the daemon's verdict as its exit code.
 ///
 /// Never `fork` without `exec`: the Swift runtime's locks (`swift_once`, its mutexes) are
@@ -16,7 +16,7 @@ struct Detachment {
     /// The hidden option that makes `protfs mount` the daemon of a waiting command, with
     /// the descriptor that takes its verdict.
     static let readyOption = "--ready-fd"
-    /// Where the spawned daemon finds the verdict pipe (the first after the standard streams).
+    /// Where the spawned daemon finds the verdict socket (the first after the standard streams).
     static let readyDescriptor: Int32 = 3
 
     private let reportDescriptor: Int32
@@ -26,9 +26,11 @@ struct Detachment {
     /// daemon's verdict (1 if it died first, saying how).
     static func spawnDaemon(mountArguments: [String]) -> ExitCode {
         var ends: [Int32] = [0, 0]
-        // Close-on-exec (one thread runs yet): the daemon gets only the end passed to it.
-        guard pipe(&ends) == 0, fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0 else {
-            writeError("protfs mount: cannot make a pipe to the daemon (\(Errno.current)); try -f\n")
+        // Close-on-exec: the daemon gets only the end passed to it. A socket, not a pipe: the
+        // daemon's verdict goes with MSG_NOSIGNAL, so a command killed while it waits costs
+        // the daemon no SIGPIPE.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            writeError("protfs mount: cannot make a socket to the daemon (\(Errno.current)); try -f\n")
             return .failure
         }
         defer { close(ends[0]) }
@@ -53,13 +55,13 @@ struct Detachment {
         return .failure
     }
 
-    /// The daemon's end of the verdict pipe: `descriptor` must be one (usage error
+    /// The daemon's end of the verdict socket: `descriptor` must be one (usage error
     /// otherwise, for a hand-typed `--ready-fd`). It is closed on exec, so the helpers the
     /// daemon starts (libfuse's `fusermount3`) cannot keep the waiting command waiting.
     init(adopting descriptor: String) throws(UsageError) {
         var st = stat()
-        guard let fd = Int32(descriptor), fd > 2, fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFIFO else {
-            throw UsageError("option \(Self.readyOption) is for protfs itself: it takes the pipe of a waiting protfs mount")
+        guard let fd = Int32(descriptor), fd > 2, fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else {
+            throw UsageError("option \(Self.readyOption) is for protfs itself: it takes the socket of a waiting protfs mount")
         }
         _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         reportDescriptor = fd
@@ -70,7 +72,7 @@ struct Detachment {
     func report(_ code: ExitCode) {
         if code == .success { detachStandardStreams() }
         var byte = UInt8(code.rawValue)
-        _ = write(reportDescriptor, &byte, 1)
+        _ = send(reportDescriptor, &byte, 1, Int32(MSG_NOSIGNAL))  // the command may be gone: no matter
         close(reportDescriptor)
     }
 

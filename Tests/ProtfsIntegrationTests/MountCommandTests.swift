@@ -80,11 +80,7 @@ struct MountCommandTests {
     /// Ends every daemon of the vault, hung or not, and clears its mount: a failing test must
     /// not leave one spinning.
     func stopDaemons(of vault: TestVault) {
-        let daemons = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.compactMap(Int32.init).filter { pid in
-            let arguments = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-            let words = arguments.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
-            return words.count > 1 && words[1] == "mount" && words.contains(vault.backing)
-        } ?? []
+        let daemons = daemons(of: vault)
         if daemons.isEmpty {
             _ = CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 15)
         } else {
@@ -110,6 +106,38 @@ struct MountCommandTests {
         let pid = try #require(daemonPID(vault))
         let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
         #expect(image == URL(fileURLWithPath: TestVault.protfs).resolvingSymlinksInPath().path)
+    }
+
+    /// The daemons of the vault now running (their pids), found by their command line.
+    func daemons(of vault: TestVault) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).filter { pid in
+            let arguments = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            let words = arguments.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.count > 1 && words[1] == "mount" && words.contains(vault.backing)
+        }
+    }
+
+    /// A command killed while it waits (a Ctrl-C, a timeout) must not take the daemon with it:
+    /// its verdict then has no reader, which on a pipe would have been a SIGPIPE.
+    @Test("the daemon serves on when the command waiting for it is killed")
+    func daemonOutlivesItsCommand() throws {
+        let vault = try TestVault()
+        defer { stopDaemons(of: vault) }
+        let command = Process()
+        command.executableURL = URL(fileURLWithPath: TestVault.protfs)
+        command.arguments = ["mount", vault.backing, vault.mountpoint, "-o",
+                             "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"]
+        // The probe holds the daemon 0.2 s before its verdict, after the passcode's Argon2id.
+        command.environment = ProcessInfo.processInfo.environment.merging(["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"]) { $1 }
+        try command.run()
+        let deadline = Date().addingTimeInterval(10)
+        while daemons(of: vault).filter({ $0 != command.processIdentifier }).isEmpty && Date() < deadline { usleep(1_000) }
+        kill(command.processIdentifier, SIGKILL)
+        command.waitUntilExit()
+        while daemonPID(vault) == nil && Date() < deadline { usleep(20_000) }
+        usleep(1_000_000)  // past the daemon's verdict, which went to no one
+        #expect(daemonPID(vault) != nil && TestVault.isMounted(vault.mountpoint), "the daemon died with its command")
+        #expect(CommandRunner.shell("echo live > '\(vault.path("f"))' && cat '\(vault.path("f"))'", timeout: 10).stdout == "live\n")
     }
 
     /// What found the hang: many readers at once right after a daemonizing mount, again and
