@@ -90,10 +90,12 @@ public final class Vault: Sendable {
     /// Always true for now: vaults without a passcode are a later step (SPEC section 2).
     public var passcodeSet: Bool { true }
 
-    public var failedAttempts: Int { passcodeRecord.withLock { $0.state.failedAttempts } }
+    /// The shared counter as its file holds it now (another process of the vault may have
+    /// counted since).
+    public var failedAttempts: Int { passcodeRecord.withLock { $0.state.refreshed().failedAttempts } }
 
     /// Seconds before a passcode attempt is accepted again; nil when one would be now.
-    public var retryAfterSeconds: Int? { passcodeRecord.withLock { $0.state.retryAfterSeconds() } }
+    public var retryAfterSeconds: Int? { passcodeRecord.withLock { $0.state.refreshed().retryAfterSeconds() } }
 
     public var generation: UInt64 { passcodeRecord.withLock { $0.keybag.generation } }
 

@@ -69,6 +69,13 @@ public struct VaultState: Sendable, Equatable {
         }
     }
 
+    /// This state as its file holds it now; this one when the file cannot be read.
+    public func refreshed() -> VaultState {
+        var current = self
+        do { try current.reload() } catch { return self }
+        return current
+    }
+
     // MARK: wrong passcodes
 
     /// Seconds until the next passcode attempt is accepted, rounded up; nil when now.

@@ -101,7 +101,11 @@ import Testing
             if i % 2 == 0 { try first.beginPasscodeAttempt(now: at(Double(i))) } else { try second.beginPasscodeAttempt(now: at(Double(i))) }
         }
         #expect(first.failedAttempts == RateLimiter.firstDelayedFailure)
-        #expect(throws: VaultError.self) { try second.beginPasscodeAttempt(now: at(10)) }
+        #expect(second.refreshed().failedAttempts == RateLimiter.firstDelayedFailure)
+        // The fifth failure (at 4 s) started the first delay; 6 s of it have passed.
+        #expect(throws: VaultError.rateLimited(retryAfterSeconds: Int(RateLimiter.delay(afterFailures: 5)) - 6)) {
+            try second.beginPasscodeAttempt(now: at(10))
+        }
         #expect(second.failedAttempts == RateLimiter.firstDelayedFailure)
         try second.recordSuccess()
         #expect(try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID).failedAttempts == 0)
