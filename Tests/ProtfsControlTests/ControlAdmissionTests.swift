@@ -109,6 +109,11 @@ import ProtfsCore
         }
         #expect(failure.message.contains("uid \(getuid()) already holds \(ControlAdmission.connectionsPerUser) control connections"),
                 "\(failure.message)")
+        // The client shows the reason, also when the refusal came before its request went out.
+        for _ in 0 ..< 20 {
+            let refusal = #expect(throws: ControlFailure.self) { try fixture.client().send(.status) }
+            #expect(refusal?.message.contains("already holds") == true, "\(refusal?.message ?? "")")
+        }
         idle.forEach { $0.close() }
         idle = []
         while fixture.server.connectionCount > 0 && Date() < deadline { usleep(5_000) }
