@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -29,6 +31,7 @@ const int protfs_FALLOC_FL_PUNCH_HOLE = FALLOC_FL_PUNCH_HOLE;
 const int protfs_FALLOC_FL_ZERO_RANGE = FALLOC_FL_ZERO_RANGE;
 const long protfs_UTIME_NOW = UTIME_NOW;
 const long protfs_UTIME_OMIT = UTIME_OMIT;
+const unsigned long protfs_ST_NOEXEC = ST_NOEXEC;
 
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
@@ -66,22 +69,23 @@ int protfs_set_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int protfs_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 int protfs_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
-static void close_between(unsigned first, unsigned last) {
-    if (first > last) return;
-    if (close_range(first, last, 0) == 0) return;
-    long max = sysconf(_SC_OPEN_MAX);
-    unsigned end = last < (unsigned)(max > 0 ? max : 65536) ? last : (unsigned)(max > 0 ? max : 65536);
-    for (unsigned fd = first; fd <= end; fd++) close((int)fd);
-}
-
-void protfs_close_descriptors_except(const int *keep, int count) {
-    unsigned next = 3;
-    for (int i = 0; i < count; i++) {
-        if (keep[i] < (int)next) continue;
-        close_between(next, (unsigned)keep[i] - 1);
-        next = (unsigned)keep[i] + 1;
+int protfs_spawn_in_new_session(const char *path, char *const argv[], char *const envp[], int passed, int target,
+                                pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int error = posix_spawn_file_actions_init(&actions);
+    if (error != 0) return error;
+    error = posix_spawnattr_init(&attributes);
+    if (error == 0) {
+        error = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID);
+        // dup2 onto itself clears close-on-exec (glibc 2.29 and later), so `passed` may be `target`.
+        if (error == 0) error = posix_spawn_file_actions_adddup2(&actions, passed, target);
+        if (error == 0) error = posix_spawn_file_actions_addclosefrom_np(&actions, target + 1);
+        if (error == 0) error = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+        posix_spawnattr_destroy(&attributes);
     }
-    close_between(next, ~0U);
+    posix_spawn_file_actions_destroy(&actions);
+    return error;
 }
 
 int protfs_errno(void) { return errno; }

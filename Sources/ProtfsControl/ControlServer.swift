@@ -33,16 +33,15 @@ public enum ControlServerError: Error, Sendable, Equatable, CustomStringConverti
 }
 
 /// The daemon's control socket (SPEC section 5): created at `start()`, served by an accept
-/// thread and one thread per connection (at most `maximumConnections`; more are refused
-/// with a message), removed at `stop()`.
+/// thread and one thread per connection (within the bounds of `ControlAdmission`; more are
+/// refused with a message), removed at `stop()`.
 public final class ControlServer: Sendable {
-    public static let maximumConnections = 64
-
     public let socketPath: String
     private let directory: String
     private let handler: any ControlHandler
     private let mountpoint: String
     private let mountingUser: uid_t
+    private let admission: ControlAdmission
     private let state = Mutex(State())
 
     private struct State {
@@ -52,6 +51,8 @@ public final class ControlServer: Sendable {
         var acceptRunning = false
         var stopping = false
         var connections: [Int32: UnixSocket] = [:]
+        /// Who holds each connection, by descriptor.
+        var tenants: [Int32: ControlAdmission.Tenant] = [:]
     }
 
     /// - Parameters:
@@ -67,6 +68,7 @@ public final class ControlServer: Sendable {
         self.handler = handler
         self.mountpoint = mountpoint
         self.mountingUser = mountingUser
+        admission = ControlAdmission(mountpoint: mountpoint, mountingUser: mountingUser)
         socketPath = directory + "/" + ControlSocketPath.fileName(forMountpoint: mountpoint)
         guard socketPath.utf8.count <= ControlSocketPath.maximumPathLength else { throw .pathTooLong(path: socketPath) }
     }
@@ -139,33 +141,52 @@ public final class ControlServer: Sendable {
                 default: return
                 }
             }
-            let admission: Admission = state.withLock { state in
+            guard let peer = connection.peer() else {
+                refuse(connection, "the daemon could not tell who is asking")
+                continue
+            }
+            let verdict: Admission = state.withLock { state in
                 if state.stopping { return .stopping }
-                guard state.connections.count < Self.maximumConnections else { return .busy }
+                if let refusal = admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values) {
+                    return .refused(refusal)
+                }
                 state.connections[connection.fd] = connection
+                state.tenants[connection.fd] = ControlAdmission.Tenant(uid: peer.uid)
                 return .admitted
             }
-            switch admission {
+            switch verdict {
             case .admitted: break
-            case .busy: refuse(connection); continue
+            case .refused(let reason): refuse(connection, reason); continue
             case .stopping: connection.close(); continue
             }
-            let session = ControlSession(socket: connection, handler: handler, mountpoint: mountpoint, mountingUser: mountingUser)
+            let session = ControlSession(socket: connection, peer: peer, handler: handler, mountpoint: mountpoint,
+                                         mountingUser: mountingUser, startWatch: { [self] in startWatch(on: connection.fd) })
             Thread.detachNewThread { [self] in
                 session.serve()
-                state.withLock { _ = $0.connections.removeValue(forKey: connection.fd) }
+                state.withLock { state in
+                    state.connections[connection.fd] = nil
+                    state.tenants[connection.fd] = nil
+                }
                 connection.close()
             }
         }
     }
 
-    private enum Admission { case admitted, busy, stopping }
+    private enum Admission { case admitted, refused(String), stopping }
 
-    /// Tells an excess client why, without waiting on it, and closes the connection.
-    private func refuse(_ connection: UnixSocket) {
-        let failure = ControlFailure(.failure, "the daemon of \(mountpoint) is busy with \(Self.maximumConnections) "
-                                     + "control connections; try again")
-        if let frame = try? ControlWire.encoded(.failure(failure)) {
+    /// Counts the connection on `fd` as a watch, if its uid may hold one more; else why not.
+    private func startWatch(on fd: Int32) -> String? {
+        state.withLock { state in
+            guard let uid = state.tenants[fd]?.uid else { return "the daemon is stopping" }
+            if let refusal = admission.refusal(ofWatchBy: uid, among: state.tenants.values) { return refusal }
+            state.tenants[fd]?.watching = true
+            return nil
+        }
+    }
+
+    /// Tells a refused client why, without waiting on it, and closes the connection.
+    private func refuse(_ connection: UnixSocket, _ reason: String) {
+        if let frame = try? ControlWire.encoded(.failure(ControlFailure(.failure, reason))) {
             frame.withUnsafeBytes { _ = try? connection.send($0, nonBlocking: true) }
         }
         connection.close()

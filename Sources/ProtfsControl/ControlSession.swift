@@ -8,9 +8,13 @@ import ProtfsControlClient
 /// long as its client.
 struct ControlSession {
     let socket: UnixSocket
+    /// Who connected (`SO_PEERCRED`, taken at accept).
+    let peer: UnixSocket.Peer
     let handler: any ControlHandler
     let mountpoint: String
     let mountingUser: uid_t
+    /// Counts this connection as a watch; the reason when its uid may not hold one more.
+    let startWatch: @Sendable () -> String?
 
     func serve() {
         socket.setSendTimeout(seconds: ControlLimits.requestTimeoutSeconds)
@@ -29,7 +33,12 @@ struct ControlSession {
             return
         }
         switch message.request {
-        case .watch: watch()
+        case .watch:
+            if let refusal = startWatch() {
+                reply(.failure(ControlFailure(.failure, refusal)))
+            } else {
+                watch()
+            }
         default: reply(answer(message))
         }
     }
@@ -37,9 +46,6 @@ struct ControlSession {
     /// Privileged requests are for the mounting user and root only (SO_PEERCRED).
     private func refusal(of request: ControlRequest) -> ControlFailure? {
         guard request.needsMountingUser else { return nil }
-        guard let peer = socket.peer() else {
-            return ControlFailure(.failure, "not allowed: the daemon could not tell who is asking")
-        }
         if peer.uid == 0 || peer.uid == mountingUser { return nil }
         return ControlFailure(.failure, "not allowed: only the user who mounted \(mountpoint) (uid \(mountingUser)) and root "
                               + "may \(request.action) it; you are uid \(peer.uid)")

@@ -102,6 +102,10 @@ public struct ControlClient: Sendable {
         do {
             try ControlWire.write(request, secrets: secrets, to: &sink)
         } catch {
+            // A daemon that refuses a connection at once (too many of this user's, say) says
+            // why and closes it, perhaps before the request went out: its reason beats EPIPE.
+            var source = SocketByteSource(socket: socket, deadline: Deadline(secondsFromNow: 1))
+            if case .failure(let refusal)? = try? ControlWire.readReply(from: &source) { throw refusal }
             throw ControlFailure(.failure, "cannot send the request to the protfs daemon of \(mountpoint): \(error)")
         }
     }

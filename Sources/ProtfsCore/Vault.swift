@@ -91,12 +91,27 @@ public final class Vault: Sendable {
     /// Always true for now: vaults without a passcode are a later step (SPEC section 2).
     public var passcodeSet: Bool { true }
 
-    public var failedAttempts: Int { passcodeRecord.withLock { $0.state.failedAttempts } }
+    /// The shared counter as its file holds it now (another process of the vault may have
+    /// counted since).
+    public var failedAttempts: Int { passcodeRecord.withLock { $0.state.refreshed().failedAttempts } }
 
     /// Seconds before a passcode attempt is accepted again; nil when one would be now.
-    public var retryAfterSeconds: Int? { passcodeRecord.withLock { $0.state.retryAfterSeconds() } }
+    public var retryAfterSeconds: Int? { passcodeRecord.withLock { $0.state.refreshed().retryAfterSeconds() } }
 
     public var generation: UInt64 { passcodeRecord.withLock { $0.keybag.generation } }
+
+    /// The wrong-passcode record was missing when last read: passcodes are refused.
+    public var stateIsMissing: Bool { passcodeRecord.withLock { $0.state.isMissing } }
+
+    public var statePath: String { passcodeRecord.withLock { $0.state.path } }
+
+    /// `fsck --repair`: re-creates a missing wrong-passcode record (`VaultState.recreate`);
+    /// its path when it did, nil when the record exists.
+    public func recreateMissingState() throws(VaultError) -> String? {
+        try passcodeRecord.withLock { (record) throws(VaultError) in
+            try record.state.recreate(generation: record.keybag.generation) ? record.state.path : nil
+        }
+    }
 
     /// Checks the passcode (through the delays) and installs the `complete`,
     /// `completeUntilFirstUserAuthentication` and `completeUnlessOpen` private keys.
@@ -225,9 +240,9 @@ public final class Vault: Sendable {
         }
     }
 
-    /// Takes the exclusive `flock` every protfs process holds on a backing directory,
-    /// waiting up to `timeout` seconds for another holder to let go.
-    private static func lockExclusively(_ root: FileDescriptor, path: String, timeout: Double) throws(VaultError) {
+    /// Takes the exclusive `flock` every protfs process holds on a backing directory (or on
+    /// another file it shares), waiting up to `timeout` seconds for another holder to let go.
+    static func lockExclusively(_ root: FileDescriptor, path: String, timeout: Double) throws(VaultError) {
         let pause = 0.05
         var waited = 0.0
         while true {

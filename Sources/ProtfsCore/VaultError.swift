@@ -26,6 +26,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case keybagWeakParameters(opsLimit: UInt64, memLimit: UInt64)
     case rootMetadataDamaged
     case stateDamaged(path: String)
+    case stateMissing(path: String)
     // Passcodes.
     case wrongPasscode(failedAttempts: Int)
     case rateLimited(retryAfterSeconds: Int)
@@ -88,7 +89,12 @@ public enum VaultError: CommandError, Sendable, Equatable {
         case .rootMetadataDamaged:
             "the root directory's metadata (protfs.dir) is damaged; run 'protfs fsck' on the backing directory"
         case .stateDamaged(let path):
-            "vault state file \(path) is unreadable or damaged; move it aside to start a fresh record"
+            "vault state file \(path) is unreadable or damaged; restore it from a backup, or remove it and run "
+                + "'protfs fsck --repair BACKING' to make a new one"
+        case .stateMissing(let path):
+            "the wrong-passcode record \(path) of this vault is missing (deleted, or the device key was moved without "
+                + "it), so passcodes are refused: restore it from a backup, or run 'protfs fsck --repair BACKING' (unmounted) "
+                + "to make a new one"
         case .wrongPasscode(let failed):
             "wrong passcode (\(failed) failed attempt\(failed == 1 ? "" : "s") in a row" + {
                 let delay = RateLimiter.delay(afterFailures: failed)

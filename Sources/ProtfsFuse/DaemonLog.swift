@@ -5,14 +5,22 @@ import Synchronization
 /// The daemon's log: stderr in the foreground, syslog once detached. Damage is reported once
 /// per message, and never with plaintext names unless `-o debug` asked for them.
 public final class DaemonLog: Sendable {
+    /// How many damage messages are remembered as already logged. A hostile backing directory
+    /// can offer endless distinct damage: the oldest is forgotten first (and may be logged
+    /// again), so the memory stays bounded.
+    public static let rememberedDamage = 4096
+
     public let debug: Bool
     private let toSyslog: Atomic<Bool>
-    private let reported = Mutex<Set<String>>([])
+    private let reported = Mutex(RecentMessages(capacity: DaemonLog.rememberedDamage))
 
     public init(debug: Bool) {
         self.debug = debug
         toSyslog = Atomic(false)
     }
+
+    /// Damage messages remembered now (at most `rememberedDamage`).
+    var rememberedDamageCount: Int { reported.withLock { $0.count } }
 
     /// Switches to syslog (after the daemon detached its stderr).
     public func detach() {
@@ -25,7 +33,7 @@ public final class DaemonLog: Sendable {
 
     /// A damaged or undecodable backing object: logged once, then the daemon goes on.
     public func damage(_ message: String) {
-        guard reported.withLock({ $0.insert(message).inserted }) else { return }
+        guard reported.withLock({ $0.insert(message) }) else { return }
         emit(LOG_ERR, "damage: \(message)")
     }
 

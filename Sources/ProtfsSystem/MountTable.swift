@@ -13,6 +13,15 @@ public enum MountTable {
         }
     }
 
+    /// The source (for protfs, the canonical backing directory) of the newest mount at
+    /// `mountpoint`.
+    public static func source(of mountpoint: String) -> String? {
+        lines(of: "/proc/mounts").last { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 2 && unescape(String(fields[1])) == mountpoint
+        }.map { unescape(String($0.split(separator: " ")[0])) }
+    }
+
     /// The `major:minor` device of the newest mount at `mountpoint` (from
     /// `/proc/self/mountinfo`, so nothing asks the mounted filesystem itself).
     public static func device(of mountpoint: String) -> String? {

@@ -1,47 +1,80 @@
 import Glibc
 import CProtfsSys
+import ProtfsCommandLine
 import ProtfsCore
 import ProtfsDomain
+import ProtfsSystem
 
-/// Running `protfs mount` in the background: the command returns only once the mount is
-/// live and the control socket answers, with the child's verdict as its exit code. The fork
-/// happens before any thread exists (none would survive it).
+/// Running `protfs mount` in the background, as gocryptfs does: the command starts the
+/// program again (`/proc/self/exe`, a new process image, in a session of its own) as the
+/// daemon and waits for its verdict on a socket, so it returns only once the mount is live
+/// and the control socket answers, with the daemon's verdict as its exit code.
+///
+/// Never `fork` without `exec`: the Swift runtime's locks (`swift_once`, its mutexes) are
+/// priority-inheritance futexes that name their owner by a thread id each thread caches,
+/// and a forked child's main thread keeps its parent's. The first runtime lock that thread
+/// held under contention would never be released: the daemon spun for ever (issue 15).
 struct Detachment {
+    /// The hidden option that makes `protfs mount` the daemon of a waiting command, with
+    /// the descriptor that takes its verdict.
+    static let readyOption = "--ready-fd"
+    /// Where the spawned daemon finds the verdict socket (the first after the standard streams).
+    static let readyDescriptor: Int32 = 3
+
     private let reportDescriptor: Int32
 
-    /// Forks. The parent waits for the child's report and exits with it (1 if the child died
-    /// first); the child, in a new session, gets the reporting end and closes every other
-    /// inherited descriptor: a daemon must not hold its caller's pipes and sockets (a caller
-    /// waiting for their end would wait for ever). Nil if the fork failed.
-    static func fork() -> Detachment? {
+    /// The waiting command: spawns the daemon with `mountArguments` (what follows `mount`),
+    /// its standard streams, its environment and no other descriptor, then returns the
+    /// daemon's verdict (1 if it died first, saying how).
+    static func spawnDaemon(mountArguments: [String]) -> ExitCode {
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { return nil }
-        let child = Glibc.fork()
-        if child < 0 {
-            close(ends[0])
-            close(ends[1])
-            return nil
+        // Close-on-exec: the daemon gets only the end passed to it. A socket, not a pipe: the
+        // daemon's verdict goes with MSG_NOSIGNAL, so a command killed while it waits costs
+        // the daemon no SIGPIPE.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0 else {
+            writeError("protfs mount: cannot make a socket to the daemon (\(Errno.current)); try -f\n")
+            return .failure
         }
-        if child > 0 {
-            close(ends[1])
-            var code: UInt8 = 0
-            var n: Int
-            repeat { n = read(ends[0], &code, 1) } while n < 0 && errno == EINTR
-            exit(n == 1 ? Int32(code) : ExitCode.failure.rawValue)
+        defer { close(ends[0]) }
+        let arguments = [CommandLine.arguments.first ?? "protfs", "mount", readyOption, String(readyDescriptor)] + mountArguments
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var daemon: pid_t = 0
+        let spawned = protfs_spawn_in_new_session("/proc/self/exe", argv, environ, ends[1], readyDescriptor, &daemon)
+        close(ends[1])
+        guard spawned == 0 else {
+            writeError("protfs mount: cannot start the daemon (\(Errno(spawned))); try -f\n")
+            return .failure
         }
-        close(ends[0])
-        setsid()
-        var kept = ends[1]
-        protfs_close_descriptors_except(&kept, 1)
-        return Detachment(reportDescriptor: ends[1])
+        var code: UInt8 = 0
+        var n: Int
+        repeat { n = read(ends[0], &code, 1) } while n < 0 && errno == EINTR
+        if n == 1 { return ExitCode(rawValue: Int32(code)) ?? .failure }
+        var status: Int32 = 0
+        while waitpid(daemon, &status, 0) < 0 && errno == EINTR {}
+        let how = status & 0x7f == 0 ? "exited with \((status >> 8) & 0xff)" : "was killed by signal \(status & 0x7f)"
+        writeError("protfs mount: the daemon \(how) before the mount was ready\n")
+        return .failure
     }
 
-    /// Tells the waiting parent how the mount went (once); on success, detaches from the
+    /// The daemon's end of the verdict socket: `descriptor` must be one (usage error
+    /// otherwise, for a hand-typed `--ready-fd`). It is closed on exec, so the helpers the
+    /// daemon starts (libfuse's `fusermount3`) cannot keep the waiting command waiting.
+    init(adopting descriptor: String) throws(UsageError) {
+        var st = stat()
+        guard let fd = Int32(descriptor), fd > 2, fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFSOCK else {
+            throw UsageError("option \(Self.readyOption) is for protfs itself: it takes the socket of a waiting protfs mount")
+        }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        reportDescriptor = fd
+    }
+
+    /// Tells the waiting command how the mount went (once); on success, detaches from the
     /// terminal.
     func report(_ code: ExitCode) {
         if code == .success { detachStandardStreams() }
         var byte = UInt8(code.rawValue)
-        _ = write(reportDescriptor, &byte, 1)
+        _ = send(reportDescriptor, &byte, 1, Int32(MSG_NOSIGNAL))  // the command may be gone: no matter
         close(reportDescriptor)
     }
 

@@ -26,13 +26,32 @@ enum FsckCommand {
             throw CommandExit(code: .damage)
         }
         for warning in vault.warnings { writeError("protfs fsck: warning: \(warning)\n") }
-        if let passcode = try readPasscode(file: arguments.value("--passcode-file")) {
+        let stateMissing = try checkState(of: vault, repair: arguments.isSet("--repair"))
+        if !stateMissing, let passcode = try readPasscode(file: arguments.value("--passcode-file")) {
             try vault.unlock(passcode: passcode)
         }
         let report = VaultChecker(vault: vault, repair: arguments.isSet("--repair")).run()
         for finding in report.findings { print(finding.line) }
         print("protfs fsck: \(report.summary)")
+        if stateMissing { throw CommandExit(code: .damage) }
         if report.exitCode != .success { throw CommandExit(code: report.exitCode) }
+    }
+
+    /// A missing wrong-passcode record (beside the device key) refuses every passcode:
+    /// reported, or re-created by `--repair`. True when it is still missing (fsck then checks
+    /// what needs no passcode).
+    private static func checkState(of vault: Vault, repair: Bool) throws(VaultError) -> Bool {
+        guard vault.stateIsMissing else { return false }
+        if repair {
+            if let path = try vault.recreateMissingState() {
+                print("repaired: the wrong-passcode record \(path) was missing; made a new one whose counter stands at "
+                      + "\(RateLimiter.firstDelayedFailure - 1) failed attempts (the next wrong passcode starts a delay)")
+            }
+            return false
+        }
+        print("damaged: the wrong-passcode record \(vault.statePath) is missing, so passcodes are refused (and no passcode "
+              + "was asked for): restore it from a backup, or run again with --repair to make a new one")
+        return true
     }
 
     /// The passcode is optional here: without one, fsck checks what needs none. From

@@ -9,18 +9,35 @@ import ProtfsFuse
 import ProtfsSystem
 
 /// `protfs mount`: checks, opens the vault (and unlocks it when given `passcode_file`),
-/// mounts, detaches unless `-f`, and serves until unmounted or SIGTERM.
+/// mounts, and serves until unmounted or SIGTERM; unless `-f`, in a daemon it starts and
+/// waits for (`Detachment`).
 enum MountCommand {
     static let command = Command(name: "mount", synopsis: "BACKING MOUNTPOINT [-f] [-o OPTIONS]",
-                                 valueOptions: ["-o"], flags: ["-f"], run: { arguments in
+                                 valueOptions: ["-o", Detachment.readyOption], flags: ["-f"], run: { arguments in
         let operands = try arguments.operands("BACKING", "MOUNTPOINT")
         let options = try MountOptions(backing: operands[0], mountpoint: operands[1], foreground: arguments.isSet("-f"),
                                        optionList: arguments.value("-o"))
-        let status = serve(options)
+        let detachment = try arguments.value(Detachment.readyOption).map(Detachment.init(adopting:))
+        let status: ExitCode
+        if options.remount {
+            status = Remount.apply(options)
+        } else if options.foreground || detachment != nil {
+            status = serve(options, detachment: detachment)
+        } else {
+            status = Detachment.spawnDaemon(mountArguments: (arguments.value("-o").map { ["-o", $0] } ?? []) + ["--"] + operands)
+        }
         if status != .success { throw CommandExit(code: status) }
     })
 
-    static func serve(_ options: MountOptions) -> ExitCode {
+    /// Serves in this process; `detachment`: the waiting command to tell how it went.
+    static func serve(_ options: MountOptions, detachment: Detachment?) -> ExitCode {
+        let status = checkAndServe(options, detachment: detachment)
+        // A failure before the mount was ready is the waiting command's exit code.
+        if status != .success { detachment?.report(status) }
+        return status
+    }
+
+    private static func checkAndServe(_ options: MountOptions, detachment: Detachment?) -> ExitCode {
         guard let backing = MountPointChecks.canonical(options.backing) else {
             report("backing directory \(options.backing) does not exist")
             return .notFound
@@ -37,21 +54,7 @@ enum MountCommand {
             return .failure
         }
         DaemonHardening.apply()
-        // Fork before anything secret exists: memory locks are not inherited by a child, so
-        // keys made before the fork would sit in pageable memory of the daemon (and the
-        // waiting parent would keep copies until it exits).
-        var detachment: Detachment?
-        if !options.foreground {
-            guard let forked = Detachment.fork() else {
-                report("cannot fork into the background (\(Errno.current)); try -f")
-                return .failure
-            }
-            detachment = forked
-        }
-        let status = openAndServe(options, backing: backing, mountpoint: mountpoint, detachment: detachment)
-        // A failure before the mount was ready is the waiting parent's exit code.
-        if status != .success { detachment?.report(status) }
-        return status
+        return openAndServe(options, backing: backing, mountpoint: mountpoint, detachment: detachment)
     }
 
     /// Opens the vault (unlocking it when given `passcode_file`), then mounts and serves.
@@ -120,6 +123,7 @@ enum MountCommand {
             session.unmount()
             return .failure
         }
+        RuntimeLockProbe.runIfAsked()
         detachment?.report(.success)
         if detachment != nil { log.detach() }
         log.info("serving \(backing) on \(mountpoint)")

@@ -22,6 +22,16 @@ struct MountOptions {
     var noAccessTimes = false
     var noDirectoryAccessTimes = false
     var fuseOptions: [String] = []
+    /// `remount`: change `ro`/`rw` of the live mount (`Remount`), nothing else.
+    var remount = false
+    /// protfs's own options that were given, by name, of those a remount cannot change.
+    var givenOwnOptions: [String] = []
+    static let fixedOnceRunning: Set = ["device_key", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
+                                        "debug", "idle_poll", "noidle_poll"]
+
+    /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
+    /// comes), and the timers must not overflow.
+    static let maximumSeconds = 86_400
 
     init(backing: String, mountpoint: String, foreground: Bool, optionList: String?) throws {
         self.backing = backing
@@ -40,12 +50,15 @@ struct MountOptions {
                 return value
             }
             func seconds() throws(UsageError) -> Int {
-                guard let n = Int(try required()), n >= 0 else {
-                    throw UsageError("option '\(name)' takes whole seconds, not '\(value ?? "")'")
+                guard let n = Int(try required()), (0...Self.maximumSeconds).contains(n) else {
+                    throw UsageError("option '\(name)' takes whole seconds from 0 to \(Self.maximumSeconds) (a day), "
+                                     + "not '\(value ?? "")'")
                 }
                 return n
             }
+            if Self.fixedOnceRunning.contains(name) { givenOwnOptions.append(name) }
             switch name {
+            case "remount": remount = true
             case "device_key": deviceKey = try required()
             case "passcode_file": passcodeFile = try required()
             case "grace": grace = try seconds()

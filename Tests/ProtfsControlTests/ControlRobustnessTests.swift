@@ -90,24 +90,6 @@ import Synchronization
         #expect(try fixture.client().send(.status) == .status(fixture.handler.status()))
     }
 
-    @Test func excessConnectionsAreRefusedWithAMessage() throws {
-        let fixture = try ServerFixture()
-        // Idle connections hold their threads until the request timeout.
-        var idle: [UnixSocket] = []
-        defer { idle.forEach { $0.close() } }
-        for _ in 0..<ControlServer.maximumConnections { idle.append(try fixture.rawConnection()) }
-        let deadline = Date().addingTimeInterval(10)
-        while fixture.server.connectionCount < ControlServer.maximumConnections && Date() < deadline { usleep(5_000) }
-        let extra = try fixture.rawConnection()
-        defer { extra.close() }
-        let message = try #require(failureMessage(try extra.reply()))
-        #expect(message.contains("busy with \(ControlServer.maximumConnections) control connections"))
-        idle.forEach { $0.close() }
-        idle = []
-        while fixture.server.connectionCount > 0 && Date() < deadline { usleep(5_000) }
-        #expect(try fixture.client().send(.status) == .status(fixture.handler.status()))
-    }
-
     @Test func manyClientsAtOnce() throws {
         let fixture = try ServerFixture()
         let client = try fixture.client()

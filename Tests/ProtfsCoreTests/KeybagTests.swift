@@ -73,9 +73,11 @@ import ProtfsCrypto
         var state = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: F.keybag.vaultID)
         try state.record(generation: 2)
         #expect(throws: VaultError.keybagRollback(found: 1, recorded: 2)) { try F.keybag.admit(into: &state) }
-        var fresh = try VaultState.load(beside: DeviceKeyFile(path: dir.child("elsewhere/device.key")), vaultID: F.keybag.vaultID)
-        try F.keybag.admit(into: &fresh)
-        #expect(fresh.generation == 1)
+        // No record at all: nothing to compare with, and nothing is written (that would start
+        // the wrong-passcode counter again at zero); passcodes are refused meanwhile.
+        var missing = try VaultState.load(beside: DeviceKeyFile(path: dir.child("elsewhere/device.key")), vaultID: F.keybag.vaultID)
+        try F.keybag.admit(into: &missing)
+        #expect(missing.isMissing && missing.generation == 0)
     }
 
     @Test func weakerParametersAreRefused() throws {

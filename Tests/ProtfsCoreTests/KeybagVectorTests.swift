@@ -104,6 +104,10 @@ import ProtfsSystem
         let passcodeKey = try Keybag.derivePasscodeKey(passcode: passcode(facts.passcode), salt: keybag.salt, kdf: keybag.kdf,
                                                        vaultID: keybag.vaultID, deviceKeys: vault.keyring.deviceKeys)
         #expect(hex(passcodeKey.testBytes) == facts.passcodeKey)
+        // Copied out without its wrong-passcode record, as a device key moved to another
+        // machine: passcodes wait for the record that `protfs fsck --repair` makes.
+        #expect(throws: VaultError.stateMissing(path: vault.statePath)) { try vault.unlock(passcode: passcode(facts.passcode)) }
+        #expect(try vault.recreateMissingState() == vault.statePath)
         try vault.unlock(passcode: passcode(facts.passcode))
         let keyring = vault.keyring
         #expect(hex(try #require(keyring.key(for: .none)).testBytes) == facts.keys["none"])

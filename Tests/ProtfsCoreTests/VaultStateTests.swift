@@ -7,49 +7,114 @@ import Testing
         #expect((0..<expected.count).map { RateLimiter.nominalDelay(afterFailures: $0) } == expected)
     }
 
+    /// A moment `seconds` after the start of a test's timeline, on one boot (both clocks agree).
+    func at(_ seconds: Double, boot: String = "boot-a") -> AttemptClock {
+        AttemptClock(wall: 1_000_000 + seconds, sinceBoot: 100 + seconds, bootID: boot)
+    }
+
+    /// A state beside a new device key path, as `protfs init` leaves it.
+    func created(in dir: TemporaryDirectory, vaultID: ObjectID = .random()) throws -> VaultState {
+        var state = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
+        #expect(state.isMissing)
+        try state.record(generation: 1)
+        #expect(!state.isMissing && state.failedAttempts == 0 && state.generation == 1)
+        return state
+    }
+
     @Test func countsBeforeTheHashAndPersists() throws {
         let dir = TemporaryDirectory()
         let deviceKey = DeviceKeyFile(path: dir.child("device.key"))
         let vaultID = ObjectID.random()
-        var state = try VaultState.load(beside: deviceKey, vaultID: vaultID)
-        #expect(state.failedAttempts == 0 && state.generation == 0)
-        let t0 = 1_000_000.0
+        var state = try created(in: dir, vaultID: vaultID)
         for i in 1...4 {
-            try state.beginPasscodeAttempt(now: t0 + Double(i))
-            #expect(state.retryAfterSeconds(now: t0 + Double(i)) == nil)
+            try state.beginPasscodeAttempt(now: at(Double(i)))
+            #expect(state.retryAfterSeconds(now: at(Double(i))) == nil)
         }
-        try state.beginPasscodeAttempt(now: t0 + 10)  // the 5th failure
+        try state.beginPasscodeAttempt(now: at(10))  // the 5th failure
         #expect(state.failedAttempts == 5)
         let delay = RateLimiter.delay(afterFailures: 5)
 
         // A fresh load (a restarted daemon) sees the same count and delay.
         var reloaded = try VaultState.load(beside: deviceKey, vaultID: vaultID)
         #expect(reloaded == state)
-        #expect(reloaded.retryAfterSeconds(now: t0 + 11) == Int((delay - 1).rounded(.up)))
+        #expect(reloaded.retryAfterSeconds(now: at(11)) == Int((delay - 1).rounded(.up)))
         // During the delay every attempt is refused and not counted.
         #expect(throws: VaultError.rateLimited(retryAfterSeconds: Int((delay - 1).rounded(.up)))) {
-            try reloaded.beginPasscodeAttempt(now: t0 + 11)
+            try reloaded.beginPasscodeAttempt(now: at(11))
         }
         #expect(reloaded.failedAttempts == 5)
         #expect(try VaultState.load(beside: deviceKey, vaultID: vaultID).failedAttempts == 5)
         // After it, the next failure (the 6th) starts the next delay.
-        try reloaded.beginPasscodeAttempt(now: t0 + 10 + delay)
-        #expect(reloaded.retryAfterSeconds(now: t0 + 10 + delay) == Int(RateLimiter.delay(afterFailures: 6).rounded(.up)))
+        try reloaded.beginPasscodeAttempt(now: at(10 + delay))
+        #expect(reloaded.retryAfterSeconds(now: at(10 + delay)) == Int(RateLimiter.delay(afterFailures: 6).rounded(.up)))
         try reloaded.recordSuccess()
         #expect(try VaultState.load(beside: deviceKey, vaultID: vaultID).failedAttempts == 0)
     }
 
+    /// Issue 15: the delay ran on the wall clock only, so a clock set back restarted it in
+    /// full. Within a boot it now runs on the boot clock; across a reboot a clock set back can
+    /// at worst restart it, never make it longer than its length.
     @Test func aClockSetBackDoesNotStretchTheDelay() throws {
         let dir = TemporaryDirectory()
-        var state = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: .random())
-        for _ in 1...5 { try state.beginPasscodeAttempt(now: 5000) }
-        #expect(state.retryAfterSeconds(now: 1000) == Int(RateLimiter.delay(afterFailures: 5).rounded(.up)))
+        var state = try created(in: dir)
+        for _ in 1...5 { try state.beginPasscodeAttempt(now: at(0)) }
+        let delay = Int(RateLimiter.delay(afterFailures: 5).rounded(.up))
+        var setBack = at(30)
+        setBack.wall -= 4000
+        #expect(state.retryAfterSeconds(now: setBack) == delay - 30)
+        var setForward = at(30)
+        setForward.wall += 4000
+        #expect(state.retryAfterSeconds(now: setForward) == delay - 30)
+        // After a reboot the boot clock starts again: the wall clock it is, never beyond the delay.
+        #expect(state.retryAfterSeconds(now: AttemptClock(wall: 1_000_000 - 4000, sinceBoot: 5, bootID: "boot-b")) == delay)
+        #expect(state.retryAfterSeconds(now: AttemptClock(wall: 1_000_000 + 20, sinceBoot: 5, bootID: "boot-b")) == delay - 20)
+    }
+
+    /// Issue 15: a deleted state file was a fresh record, its counter at zero.
+    @Test func aMissingRecordRefusesPasscodesUntilRecreated() throws {
+        let dir = TemporaryDirectory()
+        let vaultID = ObjectID.random()
+        var state = try created(in: dir, vaultID: vaultID)
+        for i in 1...3 { try state.beginPasscodeAttempt(now: at(Double(i))) }
+        try dir.openDirectory().removeFile("vaults/\(vaultID).state")
+        var reloaded = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
+        #expect(reloaded.isMissing)
+        #expect(throws: VaultError.stateMissing(path: state.path)) { try reloaded.beginPasscodeAttempt(now: at(10)) }
+        #expect(throws: VaultError.stateMissing(path: state.path)) { try state.beginPasscodeAttempt(now: at(10)) }
+        #expect(try reloaded.recreate(generation: 1))
+        #expect(reloaded.failedAttempts == RateLimiter.firstDelayedFailure - 1 && reloaded.generation == 1)
+        #expect(try !reloaded.recreate(generation: 1), "an existing record is left alone")
+        try reloaded.beginPasscodeAttempt(now: at(20))
+        #expect(reloaded.retryAfterSeconds(now: at(20)) == Int(RateLimiter.delay(afterFailures: 5).rounded(.up)))
+    }
+
+    /// Issue 15: each process kept its own copy of the counter and wrote it back over the
+    /// other's; two daemons of one vault (copies of its backing directory) had twice the
+    /// free attempts.
+    @Test func twoProcessesOfAVaultShareOneCounter() throws {
+        let dir = TemporaryDirectory()
+        let vaultID = ObjectID.random()
+        _ = try created(in: dir, vaultID: vaultID)
+        var first = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
+        var second = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
+        for i in 0 ..< RateLimiter.firstDelayedFailure {
+            if i % 2 == 0 { try first.beginPasscodeAttempt(now: at(Double(i))) } else { try second.beginPasscodeAttempt(now: at(Double(i))) }
+        }
+        #expect(first.failedAttempts == RateLimiter.firstDelayedFailure)
+        #expect(second.refreshed().failedAttempts == RateLimiter.firstDelayedFailure)
+        // The fifth failure (at 4 s) started the first delay; 6 s of it have passed.
+        #expect(throws: VaultError.rateLimited(retryAfterSeconds: Int(RateLimiter.delay(afterFailures: 5)) - 6)) {
+            try second.beginPasscodeAttempt(now: at(10))
+        }
+        #expect(second.failedAttempts == RateLimiter.firstDelayedFailure)
+        try second.recordSuccess()
+        #expect(try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID).failedAttempts == 0)
     }
 
     @Test func stateFileIsPrivateJSON() throws {
         let dir = TemporaryDirectory()
         let vaultID = ObjectID.random()
-        var state = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
+        var state = try created(in: dir, vaultID: vaultID)
         try state.record(generation: 7)
         let name = "vaults/\(vaultID).state"
         #expect(try dir.openDirectory().status(of: name).st_mode & 0o777 == 0o600)

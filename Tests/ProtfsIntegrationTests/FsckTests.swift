@@ -42,6 +42,30 @@ struct FsckTests {
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
     }
 
+    /// Issue 15: a deleted wrong-passcode record was a fresh one, its counter at zero.
+    @Test("a deleted wrong-passcode record refuses passcodes until restored or re-created by --repair")
+    func missingAttemptRecord() throws {
+        let vault = try TestVault()
+        let states = vault.root.path + "/keys/vaults"
+        let record = try #require(try FileManager.default.contentsOfDirectory(atPath: states).first { $0.hasSuffix(".state") })
+        try FileManager.default.removeItem(atPath: states + "/" + record)
+        let mount = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-o",
+                                                         "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"])
+        #expect(mount.status == 1 && mount.stderr.contains("the wrong-passcode record \(states)/\(record) of this vault is missing"),
+                "\(mount.status): \(mount.stderr)")
+        #expect(!TestVault.isMounted(vault.mountpoint))
+        let check = fsck(vault)
+        #expect(check.status == 8 && check.stdout.contains("damaged: the wrong-passcode record \(states)/\(record) is missing"),
+                "\(check.status): \(check.stdout)\(check.stderr)")
+        let repair = fsck(vault, ["--repair"])
+        #expect(repair.status == 0 && repair.stdout.contains("repaired: the wrong-passcode record \(states)/\(record) was missing"),
+                "\(repair.status): \(repair.stdout)\(repair.stderr)")
+        let text = try String(contentsOfFile: states + "/" + record, encoding: .utf8)
+        #expect(text.contains("\"failedAttempts\":0"), "the right passcode of the repair reset the counter: \(text)")
+        try vault.mount()
+        try vault.unmount()
+    }
+
     @Test("a clean vault exits 0; without a passcode the protected classes are named as not checked")
     func cleanVault() throws {
         let vault = try TestVault()

@@ -30,6 +30,12 @@ struct MountCommandTests {
         #expect(badUsage.status == 2 && badUsage.stderr.contains("--frobnicate"), "\(badUsage.stderr)")
         let badValue = mount(vault, ["grace=soon"])
         #expect(badValue.status == 2 && badValue.stderr.contains("grace"), "\(badValue.stderr)")
+        // Beyond a day: refused at mount, not a trap at the first lock (issue 15).
+        for option in ["grace=86401", "autolock=9223372036854775807"] {
+            let tooLong = mount(vault, [option])
+            #expect(tooLong.status == 2 && tooLong.stderr.contains("from 0 to 86400 (a day)"), "\(option): \(tooLong.stderr)")
+            #expect(!TestVault.isMounted(vault.mountpoint))
+        }
 
         try vault.mount()
         defer { try? vault.unmount() }
@@ -70,6 +76,138 @@ struct MountCommandTests {
         try vault.mount()
         defer { try? vault.unmount() }
         #expect(CommandRunner.shell("cat '\(vault.path("f"))'").stdout == "live\n")
+    }
+
+    /// The pid of the daemon answering on the vault's control socket, nil if none does.
+    func daemonPID(_ vault: TestVault) -> Int32? {
+        let status = CommandRunner.run(TestVault.protfsctl, ["status", "--json", vault.mountpoint], timeout: 10)
+        let object = (try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8))) as? [String: Any]
+        return (object?["pid"] as? Int).map(Int32.init)
+    }
+
+    /// Ends every daemon of the vault, hung or not, and clears its mount: a failing test must
+    /// not leave one spinning.
+    func stopDaemons(of vault: TestVault) {
+        let daemons = daemons(of: vault)
+        if daemons.isEmpty {
+            _ = CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 15)
+        } else {
+            daemons.forEach { kill($0, SIGKILL) }
+            TestVault.abortConnection(vault.mountpoint)
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while daemons.contains(where: { kill($0, 0) == 0 }) && Date() < deadline { usleep(20_000) }
+    }
+
+    /// Issue 15: the background daemon was a forked child of the command, whose main thread
+    /// kept the parent's thread id in the Swift runtime's locks; the first contended runtime
+    /// lock it held (a lazy global, say) spun for ever. The probe makes the daemon's main
+    /// thread hold one under contention before it reports ready.
+    @Test("the daemon runs a program image of its own: its main thread can hold a contended runtime lock")
+    func daemonIsExecuted() throws {
+        let vault = try TestVault()
+        defer { stopDaemons(of: vault) }
+        let started = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-o",
+                                                           "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"],
+                                        environment: ["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"], timeout: 15)
+        #expect(started.succeeded, "\(started.stderr)")
+        let pid = try #require(daemonPID(vault))
+        let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
+        #expect(image == URL(fileURLWithPath: TestVault.protfs).resolvingSymlinksInPath().path)
+    }
+
+    /// The daemons of the vault now running (their pids), found by their command line.
+    func daemons(of vault: TestVault) -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).filter { pid in
+            let arguments = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            let words = arguments.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            return words.count > 1 && words[1] == "mount" && words.contains(vault.backing)
+        }
+    }
+
+    /// A command killed while it waits (a Ctrl-C, a timeout) must not take the daemon with it:
+    /// its verdict then has no reader, which on a pipe would have been a SIGPIPE.
+    @Test("the daemon serves on when the command waiting for it is killed")
+    func daemonOutlivesItsCommand() throws {
+        let vault = try TestVault()
+        defer { stopDaemons(of: vault) }
+        let command = Process()
+        command.executableURL = URL(fileURLWithPath: TestVault.protfs)
+        command.arguments = ["mount", vault.backing, vault.mountpoint, "-o",
+                             "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"]
+        // The probe holds the daemon 0.2 s before its verdict, after the passcode's Argon2id.
+        command.environment = ProcessInfo.processInfo.environment.merging(["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"]) { $1 }
+        try command.run()
+        let deadline = Date().addingTimeInterval(10)
+        while daemons(of: vault).filter({ $0 != command.processIdentifier }).isEmpty && Date() < deadline { usleep(1_000) }
+        kill(command.processIdentifier, SIGKILL)
+        command.waitUntilExit()
+        while daemonPID(vault) == nil && Date() < deadline { usleep(20_000) }
+        usleep(1_000_000)  // past the daemon's verdict, which went to no one
+        #expect(daemonPID(vault) != nil && TestVault.isMounted(vault.mountpoint), "the daemon died with its command")
+        #expect(CommandRunner.shell("echo live > '\(vault.path("f"))' && cat '\(vault.path("f"))'", timeout: 10).stdout == "live\n")
+    }
+
+    /// What found the hang: many readers at once right after a daemonizing mount, again and
+    /// again. Each round must finish within seconds.
+    @Test("reads from many processes right after a daemonizing mount never hang")
+    func concurrentReadsAfterMount() throws {
+        let vault = try TestVault()
+        defer { stopDaemons(of: vault) }
+        let script = CommandRunner.packageRoot.path + "/Tests/ProtfsIntegrationTests/Scripts/read-concurrently.sh"
+        for round in 0 ..< 4 {
+            let started = mount(vault)
+            try #require(started.succeeded, "round \(round): \(started.stderr)")
+            if round == 0 {
+                #expect(CommandRunner.shell("for i in $(seq 16); do head -c 262144 /dev/urandom > '\(vault.mountpoint)'/f$i; done").succeeded)
+            }
+            let reads = CommandRunner.run("/bin/bash", [script, vault.mountpoint, "8"], timeout: 10)
+            try #require(reads.succeeded, "round \(round): \(reads.stderr)")
+            let pid = daemonPID(vault)
+            try #require(CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 10).succeeded)
+            let deadline = Date().addingTimeInterval(10)
+            while let pid, kill(pid, 0) == 0, Date() < deadline { usleep(10_000) }
+        }
+    }
+
+    /// The mount options the kernel shows for `mountpoint` (one mount there, or nil).
+    func kernelOptions(_ mountpoint: String) -> [Substring]? {
+        let mounts = ((try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? "").split(separator: "\n")
+            .map { $0.split(separator: " ") }.filter { $0.count > 3 && $0[1] == mountpoint }
+        return mounts.count == 1 ? mounts[0][3].split(separator: ",") : nil
+    }
+
+    /// Issue 15: `mount -o remount,ro` through mount.protfs tried a second mount and failed
+    /// with "already a protfs mount".
+    @Test("mount -o remount,ro and remount,rw through mount.protfs switch the live mount, never mount again")
+    func remount() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let helper = CommandRunner.packageRoot.path + "/mount-helpers/mount.protfs"
+        let path = ["PATH": (TestVault.protfs as NSString).deletingLastPathComponent + ":/usr/bin:/bin"]
+        #expect(CommandRunner.shell("echo before > '\(vault.path("f"))'").succeeded)
+
+        // As mount(8) runs it for a live mount (found with strace): as mount.fuse.protfs, with
+        // the type and the options the kernel shows.
+        let kernelShows = "ro,nosuid,nodev,relatime,remount,user_id=0,group_id=0,default_permissions"
+        let readOnly = CommandRunner.run("/bin/sh", [helper, vault.backing, vault.mountpoint, "-o", kernelShows, "-t", "fuse.protfs"],
+                                         environment: path)
+        #expect(readOnly.succeeded && readOnly.stderr.isEmpty, "\(readOnly.stderr)")
+        #expect(kernelOptions(vault.mountpoint)?.contains("ro") == true, "\(kernelOptions(vault.mountpoint) ?? [])")
+        let refused = CommandRunner.shell("echo after > '\(vault.path("f"))'")
+        #expect(!refused.succeeded && refused.stderr.contains("Read-only file system"), "\(refused.stderr)")
+        #expect(CommandRunner.shell("cat '\(vault.path("f"))'").stdout == "before\n")
+
+        let readWrite = CommandRunner.run("/bin/sh", [helper, vault.backing, vault.mountpoint, "-o", "rw,remount"], environment: path)
+        #expect(readWrite.succeeded, "\(readWrite.stderr)")
+        let options = kernelOptions(vault.mountpoint) ?? []
+        #expect(options.contains("rw") && options.contains("nosuid") && options.contains("nodev"), "\(options)")
+        #expect(CommandRunner.shell("echo after > '\(vault.path("f"))' && cat '\(vault.path("f"))'").stdout == "after\n")
+        #expect(vault.daemon?.isRunning == true, "the same daemon serves on: \(vault.daemonOutput)")
+
+        let elsewhere = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.root.path, "-o", "remount,ro"])
+        #expect(elsewhere.status == 1 && elsewhere.stderr.contains("is not a protfs mount"), "\(elsewhere.stderr)")
     }
 
     @Test("SIGTERM to a foreground daemon exits 0")

@@ -269,8 +269,8 @@ struct SecretHygieneTests {
     @Test("keys live in locked slabs of 2048: 20,000 files opened and closed in turn, then 5,000 held open at once")
     func keySlabs() throws {
         let vault = try TestVault()
-        // In the background, as `protfs mount` normally runs: the fork must not leave the
-        // keys in unlocked memory (memory locks are not inherited).
+        // In the background, as `protfs mount` normally runs: the daemon it starts must keep
+        // its keys in locked memory too.
         let mount = Self.runClosingDescriptors([TestVault.protfs, "mount", vault.backing, vault.mountpoint, "-o",
                                                 "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"])
         try #require(mount.succeeded, "\(mount.stderr)")

@@ -18,6 +18,7 @@ extern const int protfs_FALLOC_FL_PUNCH_HOLE;
 extern const int protfs_FALLOC_FL_ZERO_RANGE;
 extern const long protfs_UTIME_NOW;
 extern const long protfs_UTIME_OMIT;
+extern const unsigned long protfs_ST_NOEXEC;
 
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
 int protfs_fallocate(int fd, int mode, off_t offset, off_t len);
@@ -39,8 +40,10 @@ int protfs_set_undumpable(void);
 int protfs_is_dumpable(void);
 /// mallopt(M_ARENA_MAX, count): at most `count` malloc arenas, whatever the thread count.
 int protfs_limit_malloc_arenas(int count);
-/// Closes every descriptor from 3 up except the `count` in `keep` (sorted ascending).
-void protfs_close_descriptors_except(const int *keep, int count);
+/// posix_spawn of `path` in a session of its own (setsid), with `passed` as descriptor `target`
+/// and every descriptor above `target` closed; 0, or the error number.
+int protfs_spawn_in_new_session(const char *path, char *const argv[], char *const envp[], int passed, int target,
+                                pid_t *pid);
 int protfs_errno(void);
 void protfs_set_errno(int value);
 /// Write to stderr without touching the `stderr` global (mutable state Swift 6 rejects).

@@ -1,0 +1,46 @@
+import Glibc
+
+/// Who gets a control connection, decided at `accept` from the peer's uid (`SO_PEERCRED`),
+/// before the connection costs a thread for long. Any local user may connect, and a watch
+/// lasts as long as its client, so without bounds one user could hold every connection and
+/// keep root from locking. So: every uid holds at most `connectionsPerUser` connections at
+/// once, `watchesPerUser` of them watches (a connection that sends no request is closed
+/// after `ControlLimits.requestTimeoutSeconds`); and the uids other than root and the
+/// mounting user share `otherUsersConnections` between them, so that whatever they hold,
+/// root and the mounting user always find room.
+public struct ControlAdmission: Sendable {
+    public static let connectionsPerUser = 16
+    public static let watchesPerUser = 8
+    public static let otherUsersConnections = 64
+
+    /// One admitted connection, as the bounds count it.
+    struct Tenant: Sendable {
+        let uid: uid_t
+        var watching = false
+    }
+
+    let mountpoint: String
+    let mountingUser: uid_t
+
+    func isPrivileged(_ uid: uid_t) -> Bool { uid == 0 || uid == mountingUser }
+
+    /// Why a new connection of `uid` is refused while `tenants` are served; nil: admitted.
+    func refusal(ofConnectionBy uid: uid_t, among tenants: some Collection<Tenant>) -> String? {
+        let own = tenants.count(where: { $0.uid == uid })
+        if own >= Self.connectionsPerUser {
+            return "the daemon of \(mountpoint) is busy: uid \(uid) already holds \(Self.connectionsPerUser) control "
+                + "connections; end some (protfsctl watch) and try again"
+        }
+        if !isPrivileged(uid), tenants.count(where: { !isPrivileged($0.uid) }) >= Self.otherUsersConnections {
+            return "the daemon of \(mountpoint) is busy with \(Self.otherUsersConnections) control connections of other "
+                + "users; try again later"
+        }
+        return nil
+    }
+
+    /// Why `uid` may not start one more watch while `tenants` are served; nil: it may.
+    func refusal(ofWatchBy uid: uid_t, among tenants: some Collection<Tenant>) -> String? {
+        guard tenants.count(where: { $0.uid == uid && $0.watching }) >= Self.watchesPerUser else { return nil }
+        return "uid \(uid) already watches \(mountpoint) \(Self.watchesPerUser) times; end one of those protfsctl watch first"
+    }
+}
