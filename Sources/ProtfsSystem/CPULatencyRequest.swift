@@ -23,17 +23,4 @@ public final class CPULatencyRequest: Sendable {
         var microseconds = polling ? 0 : Self.unconstrained
         _ = try syscallRetrying { Glibc.write(descriptor.rawValue, &microseconds, MemoryLayout<Int32>.size) }
     }
-
-    /// Whether this kernel runs as a guest of a hypervisor: the `hypervisor` CPU flag (x86)
-    /// or `/sys/hypervisor/type` (Xen and others). There, a halted CPU costs every wake-up
-    /// an exit to the hypervisor, and polling costs host time rather than a battery.
-    public static var inVirtualMachine: Bool {
-        if access("/sys/hypervisor/type", F_OK) == 0 { return true }
-        guard let cpuinfo = try? FileDescriptor.open(path: "/proc/cpuinfo", .readOnly) else { return false }
-        defer { cpuinfo.close() }
-        guard let bytes = try? cpuinfo.readAll(limit: 1 << 20) else { return false }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").contains { line in
-            line.hasPrefix("flags") && line.split(separator: " ").contains("hypervisor")
-        }
-    }
 }

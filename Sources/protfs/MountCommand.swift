@@ -85,16 +85,17 @@ enum MountCommand {
         var configuration = options.configuration
         configuration.backing = backing
         configuration.mountpoint = mountpoint
-        // Idle CPUs poll while requests stream in when asked to, or by default in a virtual
-        // machine, where waking a halted CPU is slow (`PollingHold`). Only root may ask.
+        // Idle CPUs poll while requests stream in only when asked to (`PollingHold`): the CPU
+        // latency target is the whole machine's, which a filesystem changes for nobody who
+        // did not ask. Only root may.
         var latency: CPULatencyRequest?
-        if options.idlePolling ?? CPULatencyRequest.inVirtualMachine {
+        if options.idlePolling {
             do {
                 latency = try CPULatencyRequest()
-            } catch where options.idlePolling == true {
+            } catch {
                 report("option 'idle_poll' needs /dev/cpu_dma_latency, which only root may open (\(error))")
                 return .failure
-            } catch {}
+            }
         }
         let session: FuseSession
         let fileSystem: VaultFileSystem
@@ -127,7 +128,7 @@ enum MountCommand {
         detachment?.report(.success)
         if detachment != nil { log.detach() }
         log.info("serving \(backing) on \(mountpoint)")
-        if latency != nil { log.info("idle CPUs poll while requests stream in (mount with noidle_poll to let them halt)") }
+        if latency != nil { log.info("idle CPUs poll while requests stream in (idle_poll: the whole machine's CPU latency target)") }
         _ = session.serve(maxThreads: configuration.maxThreads, latency: latency)
         control.stop()
         // Unmounted: nothing will use a key again.

@@ -16,8 +16,8 @@ struct MountOptions {
     var allowOther = false
     var nonempty = false
     var debug = false
-    /// `idle_poll` / `noidle_poll`; nil: only in a virtual machine (see `PollingHold`).
-    var idlePolling: Bool?
+    /// `idle_poll` / `noidle_poll` (the default; see `PollingHold`).
+    var idlePolling = false
     /// `noatime` / `atime` and `nodiratime` / `diratime`; `relatime` otherwise, as on Linux.
     var noAccessTimes = false
     var noDirectoryAccessTimes = false

@@ -45,10 +45,13 @@ struct IdlePollingTests {
         #expect(result.succeeded, "\(result.stderr)")
     }
 
-    @Test("with noidle_poll the daemon holds no request at all")
-    func optedOut() throws {
+    /// A filesystem changes no machine-wide setting nobody asked for (issue 20: by default in
+    /// a virtual machine the daemon held the whole machine's CPU latency target at 0).
+    @Test("by default, and with noidle_poll, the daemon holds no request after a burst of requests",
+          arguments: [[], ["noidle_poll"]] as [[String]])
+    func optedOut(options: [String]) throws {
         let vault = try TestVault()
-        try vault.mount(options: ["noidle_poll"])
+        try vault.mount(options: options)
         defer { try? vault.unmount() }
         vault.check("for i in $(seq 200); do : > f$i; done; ls -l >/dev/null")
         #expect(!holdsRequest(vault.daemonPID))
