@@ -90,12 +90,21 @@ public final class LockController: Sendable {
     /// kernel's write-back and nothing else.
     public func perform<R>(_ access: ContentAccess, on protectionClass: ProtectionClass, writing: Bool = false,
                            _ body: () throws(Errno) -> R) throws(Errno) -> R {
+        try perform([(access, protectionClass)], writing: writing, body)
+    }
+
+    /// Checks every `(access, class)` pair (a keychain item changing its accessibility needs
+    /// its old class and its new one) and runs `body` under one shared hold.
+    public func perform<R>(_ accesses: [(ContentAccess, ProtectionClass)], writing: Bool = false,
+                           _ body: () throws(Errno) -> R) throws(Errno) -> R {
         try gate.withShared { () throws(Errno) -> R in
             let current = phase.withLock { $0 }
-            if current == .sealing && protectionClass == .complete {
-                guard access == .useOpenHandle && writing || access == .metadata else { throw .permissionDenied }
-            } else {
-                try AccessPolicy.check(access, of: protectionClass, in: current.state)
+            for (access, protectionClass) in accesses {
+                if current == .sealing && protectionClass == .complete {
+                    guard access == .useOpenHandle && writing || access == .metadata else { throw .permissionDenied }
+                } else {
+                    try AccessPolicy.check(access, of: protectionClass, in: current.state)
+                }
             }
             return try body()
         }

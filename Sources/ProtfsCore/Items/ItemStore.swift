@@ -1,0 +1,289 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsDomain
+import ProtfsSystem
+import Synchronization
+
+/// The vault's keychain items (SPEC section 6): one sealed record per item in
+/// `BACKING/protfs.items`, named by a keyed hash of its owner, service and account. Each
+/// request acts for one owner uid and sees only that owner's items; the secret needs the class
+/// key of the item's accessibility, decided by the same table as files (`AccessPolicy`,
+/// through `LockController.perform`), while attributes, `list` and `delete` need none.
+///
+/// Requests are served one at a time: the index of which record belongs to which owner (built
+/// at the first request from the sealed attributes, so the per-owner bounds need no scan
+/// afterwards) and the records change together. Every change is written to a temporary file,
+/// synced, renamed into place and the directory synced: a crash leaves the old record or the
+/// new one.
+public final class ItemStore: Sendable {
+    private struct Entry {
+        /// nil for a record that does not authenticate.
+        var owner: UInt32?
+        var secretLength: Int
+    }
+
+    private let vault: Vault
+    private let controller: LockController
+    private let reportDamage: @Sendable (String) -> Void
+    /// By record name; nil until the first request.
+    private let index = Mutex<[String: Entry]?>(nil)
+
+    public init(vault: Vault, controller: LockController, reportDamage: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.vault = vault
+        self.controller = controller
+        self.reportDamage = reportDamage
+    }
+
+    private var keys: FilesystemKeys { vault.filesystemKeys }
+    private var keyring: ClassKeyring { vault.keyring }
+
+    // MARK: requests
+
+    /// Adds an item; its times are set now. Refused when the owner has one with the same
+    /// service and account (7), when the class forbids creating now (5), beyond the bounds.
+    public func add(_ given: ItemAttributes, owner: UInt32, secret: SecureBuffer) throws(ItemError) {
+        try Self.check(given, secret: secret)
+        try withIndex(creating: true) { (index, directory) throws(ItemError) in
+            let identity = ItemIdentity(owner: owner, service: given.service, account: given.account)
+            let name = identity.recordName(keys: keys)
+            if let existing = index[name] {
+                if existing.owner == nil { throw .damaged(service: given.service, account: given.account) }
+                throw .duplicate(service: given.service, account: given.account)
+            }
+            let owned = index.values.filter { $0.owner == owner }
+            guard owned.count < ItemLimits.maximumItemsPerOwner else { throw .tooMany(limit: ItemLimits.maximumItemsPerOwner) }
+            try Self.checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
+            var attributes = given
+            attributes.created = Self.now()
+            attributes.modified = attributes.created
+            let metadata = ItemMetadata(owner: owner, attributes: attributes)
+            let record = try guarded([(.create, attributes.accessibility)], identity) { () throws(Errno) in
+                try ItemRecord.seal(metadata, secret: secret, itemID: .random(), recordName: name, keyring: keyring, keys: keys)
+            }
+            try write(record, named: name, in: directory)
+            index[name] = Entry(owner: owner, secretLength: secret.count)
+        }
+    }
+
+    /// The attributes and the secret (in locked memory, for the caller to wipe).
+    public func get(_ identity: ItemIdentity) throws(ItemError) -> (ItemAttributes, SecureBuffer) {
+        try withIndex(creating: false) { (_, directory) throws(ItemError) in
+            let name = identity.recordName(keys: keys)
+            let (record, metadata) = try load(name, identity, in: directory)
+            let accessibility = metadata.attributes.accessibility
+            let secret = try guarded([(.openExisting, accessibility)], identity) { () throws(Errno) in
+                try record.openSecret(accessibility: accessibility, recordName: name, keyring: keyring)
+            }
+            return (metadata.attributes, secret)
+        }
+    }
+
+    /// Changes attributes and, when `secret` is given, the secret. The secret and the
+    /// accessibility need the item's class key (and the new class's); the rest needs none.
+    public func update(_ identity: ItemIdentity, changes: ItemChanges, secret: SecureBuffer?) throws(ItemError) {
+        if let problem = ItemLimits.problem(service: identity.service, account: identity.account, label: changes.label,
+                                            description: changes.description, comment: changes.comment,
+                                            generic: changes.generic) {
+            throw .invalid(problem)
+        }
+        if let secret { try Self.checkLength(secret) }
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            let name = identity.recordName(keys: keys)
+            let (record, old) = try load(name, identity, in: directory)
+            var metadata = old
+            metadata.attributes.label = changes.label ?? old.attributes.label
+            metadata.attributes.description = changes.description ?? old.attributes.description
+            metadata.attributes.comment = changes.comment ?? old.attributes.comment
+            metadata.attributes.generic = changes.generic ?? old.attributes.generic
+            metadata.attributes.accessibility = changes.accessibility ?? old.attributes.accessibility
+            metadata.attributes.modified = Self.now()
+            let before = old.attributes.accessibility, after = metadata.attributes.accessibility
+            let updated: ItemRecord
+            if secret == nil && before == after {
+                updated = record.replacingMetadata(metadata, recordName: name, vaultID: vault.vaultID, keys: keys)
+            } else {
+                if let secret {
+                    let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
+                    try Self.checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
+                }
+                let requirements: [(ContentAccess, ItemAccessibility)] = [(.openExisting, before)] + (before == after ? [] : [(.create, after)])
+                updated = try guarded(requirements, identity) { () throws(Errno) in
+                    let value: SecureBuffer
+                    if let secret { value = secret } else {
+                        value = try record.openSecret(accessibility: before, recordName: name, keyring: keyring)
+                    }
+                    return try ItemRecord.seal(metadata, secret: value, itemID: record.itemID, recordName: name,
+                                               keyring: keyring, keys: keys)
+                }
+            }
+            try write(updated, named: name, in: directory)
+            index[name] = Entry(owner: identity.owner, secretLength: updated.secretLength)
+        }
+    }
+
+    /// Removes an item, in every state (a damaged record of the caller's too).
+    public func delete(_ identity: ItemIdentity) throws(ItemError) {
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            let name = identity.recordName(keys: keys)
+            guard let directory, index[name] != nil else { throw .notFound(service: identity.service, account: identity.account) }
+            do throws(Errno) {
+                try directory.removeFile(name)
+                try directory.syncDirectory()
+            } catch {
+                throw .system(operation: "remove an item from", errno: error)
+            }
+            index[name] = nil
+        }
+    }
+
+    /// The owner's items (attributes only), by service then account; only `service`'s when given.
+    public func list(owner: UInt32, service: String? = nil) throws(ItemError) -> [ItemAttributes] {
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            guard let directory else { return [] }
+            var found: [ItemAttributes] = []
+            for (name, entry) in index where entry.owner == owner {
+                guard let (_, metadata) = try? loadRecord(name, in: directory) else { continue }
+                if service == nil || metadata.attributes.service == service { found.append(metadata.attributes) }
+            }
+            return found.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+        }
+    }
+
+    /// How many items `owner` has (for `status`).
+    public func count(owner: UInt32) throws(ItemError) -> Int {
+        try withIndex(creating: false) { (index, _) throws(ItemError) in index.values.count { $0.owner == owner } }
+    }
+
+    // MARK: checks
+
+    private static func check(_ attributes: ItemAttributes, secret: SecureBuffer) throws(ItemError) {
+        if let problem = ItemLimits.problem(service: attributes.service, account: attributes.account, label: attributes.label,
+                                            description: attributes.description, comment: attributes.comment,
+                                            generic: attributes.generic) {
+            throw .invalid(problem)
+        }
+        try checkLength(secret)
+    }
+
+    private static func checkLength(_ secret: SecureBuffer) throws(ItemError) {
+        guard secret.count <= ItemLimits.maximumSecretLength else {
+            throw .invalid("the secret has \(secret.count) bytes, more than the \(ItemLimits.maximumSecretLength) an item may "
+                           + "hold; keep it in a file of the same class instead")
+        }
+    }
+
+    private static func checkTotal(_ total: Int) throws(ItemError) {
+        guard total <= ItemLimits.maximumSecretBytesPerOwner else {
+            throw .tooLarge(total: total, limit: ItemLimits.maximumSecretBytesPerOwner)
+        }
+    }
+
+    private static func now() -> Int64 { Int64(time(nil)) }
+
+    /// Runs `body` under the lock state's shared hold once the table allows every access.
+    private func guarded<R>(_ requirements: [(ContentAccess, ItemAccessibility)], _ identity: ItemIdentity,
+                            _ body: () throws(Errno) -> R) throws(ItemError) -> R {
+        // The seam for vaults without a passcode (SPEC section 7): `passcodeSet` is always
+        // true until they exist.
+        if requirements.contains(where: { $0.1.needsPasscode }) && !vault.passcodeSet { throw .passcodeNotSet }
+        do {
+            return try controller.perform(requirements.map { ($0.0, $0.1.protectionClass) }, body)
+        } catch .permissionDenied {
+            let state = controller.state
+            let refused = requirements.first {
+                !AccessPolicy.decision(for: $0.0, of: $0.1.protectionClass, in: state).isAllowed
+            } ?? requirements[0]
+            throw .refusedByLock(accessibility: refused.1, state: state)
+        } catch .io {
+            reportDamage("item record \(ReservedNames.items)/\(identity.recordName(keys: keys)) is damaged")
+            throw .damaged(service: identity.service, account: identity.account)
+        } catch {
+            throw .system(operation: "read", errno: error)
+        }
+    }
+
+    // MARK: the records
+
+    /// Runs `body` with the index (built on first use) and the directory (nil when there is
+    /// none yet and `creating` is false), one request at a time.
+    private func withIndex<R>(creating: Bool,
+                              _ body: (inout [String: Entry], FileDescriptor?) throws(ItemError) -> R) throws(ItemError) -> R {
+        try index.withLock { (cached) throws(ItemError) -> R in
+            let directory = try openDirectory(creating: creating)
+            defer { directory?.close() }
+            var entries: [String: Entry]
+            if let cached { entries = cached } else { entries = try buildIndex(directory) }
+            defer { cached = entries }
+            return try body(&entries, directory)
+        }
+    }
+
+    private func openDirectory(creating: Bool) throws(ItemError) -> FileDescriptor? {
+        let root = vault.backingRoot
+        do throws(Errno) {
+            do {
+                return try FileDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
+            } catch .noEntry where creating {
+                try root.makeDirectory(ReservedNames.items, mode: 0o700)
+                try root.syncDirectory()
+                return try FileDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
+            } catch .noEntry {
+                return nil
+            }
+        } catch {
+            throw .system(operation: "open", errno: error)
+        }
+    }
+
+    private func buildIndex(_ directory: FileDescriptor?) throws(ItemError) -> [String: Entry] {
+        guard let directory else { return [:] }
+        let names: [String]
+        do { names = try directory.entryNames() } catch { throw .system(operation: "list", errno: error) }
+        var entries: [String: Entry] = [:]
+        for name in names where ItemIdentity.isRecordName(name) {
+            if let (record, metadata) = try? loadRecord(name, in: directory) {
+                entries[name] = Entry(owner: metadata.owner, secretLength: record.secretLength)
+            } else {
+                reportDamage("item record \(ReservedNames.items)/\(name) is damaged")
+                entries[name] = Entry(owner: nil, secretLength: 0)
+            }
+        }
+        return entries
+    }
+
+    /// The record of `identity`: not found when there is none, damage when it does not
+    /// authenticate.
+    private func load(_ name: String, _ identity: ItemIdentity,
+                      in directory: FileDescriptor?) throws(ItemError) -> (ItemRecord, ItemMetadata) {
+        guard let directory else { throw .notFound(service: identity.service, account: identity.account) }
+        do {
+            return try loadRecord(name, in: directory)
+        } catch .noEntry {
+            throw .notFound(service: identity.service, account: identity.account)
+        } catch .io {
+            reportDamage("item record \(ReservedNames.items)/\(name) is damaged")
+            throw .damaged(service: identity.service, account: identity.account)
+        } catch {
+            throw .system(operation: "read", errno: error)
+        }
+    }
+
+    /// Reads and authenticates one record's structure and attributes (no class key needed).
+    func loadRecord(_ name: String, in directory: FileDescriptor) throws(Errno) -> (ItemRecord, ItemMetadata) {
+        let file = try FileDescriptor.openRegularFile(name, in: directory)
+        defer { file.close() }
+        let bytes = try file.readAll(limit: ItemRecord.maximumByteCount)
+        guard bytes.count <= ItemRecord.maximumByteCount else { throw .io }
+        let record = try ItemRecord(parsing: bytes)
+        return (record, try record.openMetadata(recordName: name, vaultID: vault.vaultID, keys: keys))
+    }
+
+    private func write(_ record: ItemRecord, named name: String, in directory: FileDescriptor?) throws(ItemError) {
+        guard let directory else { throw .system(operation: "write", errno: .noEntry) }
+        do {
+            try directory.writeFileAtomically(name, contents: record.bytes, syncDirectory: true)
+        } catch {
+            throw .system(operation: "write", errno: error)
+        }
+    }
+}
