@@ -71,6 +71,18 @@ struct ItemRecord: Sendable, Equatable {
         self.sealedSecret = sealedSecret
     }
 
+    /// Reads the record `name` in `directory` (a regular file, else `EIO`) and authenticates
+    /// its structure and attributes, which needs no class key.
+    static func read(_ name: String, in directory: FileDescriptor, vaultID: ObjectID,
+                     keys: FilesystemKeys) throws(Errno) -> (ItemRecord, ItemMetadata) {
+        let file = try FileDescriptor.openRegularFile(name, in: directory)
+        defer { file.close() }
+        let bytes = try file.readAll(limit: maximumByteCount)
+        guard bytes.count <= maximumByteCount else { throw .io }
+        let record = try ItemRecord(parsing: bytes)
+        return (record, try record.openMetadata(recordName: name, vaultID: vaultID, keys: keys))
+    }
+
     // MARK: sealing
 
     /// Seals a new record (or a new version of one: a fresh item key and nonces every time).

@@ -268,14 +268,8 @@ public final class ItemStore: Sendable {
         }
     }
 
-    /// Reads and authenticates one record's structure and attributes (no class key needed).
-    func loadRecord(_ name: String, in directory: FileDescriptor) throws(Errno) -> (ItemRecord, ItemMetadata) {
-        let file = try FileDescriptor.openRegularFile(name, in: directory)
-        defer { file.close() }
-        let bytes = try file.readAll(limit: ItemRecord.maximumByteCount)
-        guard bytes.count <= ItemRecord.maximumByteCount else { throw .io }
-        let record = try ItemRecord(parsing: bytes)
-        return (record, try record.openMetadata(recordName: name, vaultID: vault.vaultID, keys: keys))
+    private func loadRecord(_ name: String, in directory: FileDescriptor) throws(Errno) -> (ItemRecord, ItemMetadata) {
+        try ItemRecord.read(name, in: directory, vaultID: vault.vaultID, keys: keys)
     }
 
     private func write(_ record: ItemRecord, named name: String, in directory: FileDescriptor?) throws(ItemError) {
