@@ -22,15 +22,32 @@ public final class ItemStore: Sendable {
         var secretLength: Int
     }
 
+    /// What one owner may keep.
+    public struct Bounds: Sendable {
+        public let items: Int
+        public let secretBytes: Int
+
+        public static let perOwner = Bounds(items: ItemLimits.maximumItemsPerOwner,
+                                            secretBytes: ItemLimits.maximumSecretBytesPerOwner)
+
+        public init(items: Int, secretBytes: Int) {
+            self.items = items
+            self.secretBytes = secretBytes
+        }
+    }
+
     private let vault: Vault
     private let controller: LockController
+    private let bounds: Bounds
     private let reportDamage: @Sendable (String) -> Void
     /// By record name; nil until the first request.
     private let index = Mutex<[String: Entry]?>(nil)
 
-    public init(vault: Vault, controller: LockController, reportDamage: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(vault: Vault, controller: LockController, bounds: Bounds = .perOwner,
+                reportDamage: @escaping @Sendable (String) -> Void = { _ in }) {
         self.vault = vault
         self.controller = controller
+        self.bounds = bounds
         self.reportDamage = reportDamage
     }
 
@@ -51,8 +68,8 @@ public final class ItemStore: Sendable {
                 throw .duplicate(service: given.service, account: given.account)
             }
             let owned = index.values.filter { $0.owner == owner }
-            guard owned.count < ItemLimits.maximumItemsPerOwner else { throw .tooMany(limit: ItemLimits.maximumItemsPerOwner) }
-            try Self.checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
+            guard owned.count < bounds.items else { throw .tooMany(limit: bounds.items) }
+            try checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
             var attributes = given
             attributes.created = Self.now()
             attributes.modified = attributes.created
@@ -104,7 +121,7 @@ public final class ItemStore: Sendable {
             } else {
                 if let secret {
                     let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
-                    try Self.checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
+                    try checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
                 }
                 let requirements: [(ContentAccess, ItemAccessibility)] = [(.openExisting, before)] + (before == after ? [] : [(.create, after)])
                 updated = try guarded(requirements, identity) { () throws(Errno) in
@@ -172,10 +189,8 @@ public final class ItemStore: Sendable {
         }
     }
 
-    private static func checkTotal(_ total: Int) throws(ItemError) {
-        guard total <= ItemLimits.maximumSecretBytesPerOwner else {
-            throw .tooLarge(total: total, limit: ItemLimits.maximumSecretBytesPerOwner)
-        }
+    private func checkTotal(_ total: Int) throws(ItemError) {
+        guard total <= bounds.secretBytes else { throw .tooLarge(total: total, limit: bounds.secretBytes) }
     }
 
     private static func now() -> Int64 { Int64(time(nil)) }
