@@ -151,11 +151,16 @@ struct ItemTests {
         try vault.mount()
         try #require(vault.item("add", ["--service", "crash", "--account", "updated", "--secret-file", oldFile]).succeeded)
         var outcomes: [String: Int] = [:]
-        // Even rounds update an item holding `old`; odd rounds add a new one.
-        for (round, delay) in ["0", "0.002", "0.005", "0.01", "0.02", "0.05"].enumerated() {
+        // Each delay once for an update of an item holding `old` (put back after each round)
+        // and once for an add: from before the request arrives to after its reply.
+        let rounds = ["0", "0.002", "0.005", "0.01", "0.03", "0.2"].flatMap { [("update", $0), ("add", $0)] }
+        for (round, (verb, delay)) in rounds.enumerated() {
             let pid = try #require(vault.daemon?.processIdentifier)
-            let (verb, account, before): (String, String, [[UInt8]?]) =
-                round % 2 == 0 ? ("update", "updated", [old, new]) : ("add", "added \(round)", [nil, new])
+            let (account, before): (String, [[UInt8]?]) = verb == "update" ? ("updated", [old, new]) : ("added \(round)", [nil, new])
+            if verb == "update" {
+                let reset = vault.item("update", ["--service", "crash", "--account", "updated", "--secret-file", oldFile])
+                try #require(reset.succeeded, "\(reset.stderr)")
+            }
             let kill = CommandRunner.script("item-update-kill.sh", [TestVault.protfsctl, vault.mountpoint, String(pid), verb,
                                                                     account, newFile, delay])
             try #require(kill.succeeded, "\(kill.stderr)")
