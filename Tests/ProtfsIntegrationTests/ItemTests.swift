@@ -76,6 +76,26 @@ struct ItemTests {
         #expect(updateRefused.status == 2)
     }
 
+    @Test("Apple's constants are aliases, always warns, and usage mistakes are exit 2")
+    func spellingsWarningsAndUsage() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let always = vault.item("add", ["--service", "s", "--account", "a", "--accessible", "kSecAttrAccessibleAlwaysThisDeviceOnly"],
+                                stdin: "x")
+        #expect(always.succeeded && always.stderr.contains("deprecated by Apple"), "\(always.stderr)")
+        #expect(vault.item("list", []).stdout == "s\ta\talwaysThisDeviceOnly\t\n")
+        let quiet = vault.item("add", ["--service", "s", "--account", "b", "--accessible", "kSecAttrAccessibleAfterFirstUnlock"],
+                               stdin: "x")
+        #expect(quiet.succeeded && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        #expect(vault.item("add", ["--service", "s", "--account", "c", "--accessible", "whenunlocked"], stdin: "x").status == 2)
+        #expect(vault.item("add", ["--account", "c"], stdin: "x").status == 2)
+        #expect(vault.item("get", ["--service", "s", "--account", "a", "--uid", "alice"]).status == 2)
+        #expect(vault.item("update", ["--service", "s", "--account", "a", "--secret-stdin", "--secret-file", "/dev/null"]).status == 2)
+        #expect(vault.item("add", ["--service", "s", "--account", "a"], stdin: "again").status == 7)
+        #expect(vault.item("delete", ["--service", "s", "--account", "nobody"]).status == 6)
+    }
+
     @Test("no secret in the backing directory, the daemon's log, or its memory after the lock")
     func noSecretLeftAnywhere() throws {
         let vault = try TestVault()
