@@ -123,7 +123,10 @@ public final class ItemStore: Sendable {
                     let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
                     try checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
                 }
-                let requirements: [(ContentAccess, ItemAccessibility)] = [(.openExisting, before)] + (before == after ? [] : [(.create, after)])
+                // The new version is sealed under the new class; the old key is needed to read the
+                // secret that stays, and (SPEC section 6) to change the accessibility.
+                let needsOld = secret == nil || before != after
+                let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
                 updated = try guarded(requirements, identity) { () throws(Errno) in
                     let value: SecureBuffer
                     if let secret { value = secret } else {
