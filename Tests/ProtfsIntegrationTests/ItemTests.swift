@@ -67,6 +67,9 @@ struct ItemTests {
                                                + "--account \(account) --secret-stdin < '\(file)' && '\(TestVault.protfsctl)' item get "
                                                + "'\(vault.mountpoint)' --service sizes --account \(account) | cmp '\(file)' -")
             #expect(viaStdin.succeeded, "\(account) via stdin: \(viaStdin.stdout)\(viaStdin.stderr)")
+            let json = vault.item("get", ["--service", "sizes", "--account", account, "--json"])
+            let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+            #expect((object?["secret"] as? String).flatMap { Data(base64Encoded: $0) } == Data(bytes), "\(account) as JSON")
         }
         let tooLarge = try vault.secretFile("in-too-large", [UInt8](repeating: 0x41, count: 65537))
         let refused = vault.item("add", ["--service", "sizes", "--account", "too large", "--secret-file", tooLarge])
