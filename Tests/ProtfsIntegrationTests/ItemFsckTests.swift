@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `protfs fsck` on keychain item records (SPEC section 6, "protfs fsck checks items"): a
@@ -45,6 +46,27 @@ struct ItemFsckTests {
         #expect(vault.item("get", ["--service", "fsck", "--account", "kept"]).stdout == "secret of kept")
         #expect(vault.item("get", ["--service", "fsck", "--account", "swapped"]).status == 6)
         #expect(vault.item("list", []).stdout.split(separator: "\n").count == 2)
+    }
+
+    @Test func plantedNodesAreNeverOpened() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        try #require(vault.item("add", ["--service", "s", "--account", "a"], stdin: "kept").succeeded)
+        let record = try #require(vault.itemRecords().first)
+        try vault.unmount()
+        // A FIFO under the record's own name (opening it would hang a reader) and one under
+        // another record-like name.
+        let fifo = vault.itemsDirectory + "/" + record
+        try FileManager.default.moveItem(atPath: fifo, toPath: vault.root.path + "/record")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(mkfifo(vault.itemsDirectory + "/" + String(repeating: "A", count: 43), 0o600) == 0)
+        try vault.mount()
+        let get = vault.item("get", ["--service", "s", "--account", "a"])
+        #expect(get.status == 1 && get.stderr.contains("damaged"), "\(get.stderr)")
+        #expect(vault.item("list", []).succeeded)
+        try vault.unmount()
+        let check = fsck(vault)
+        #expect(check.status == 0 && check.stdout.contains("foreign"), "\(check.stdout)\(check.stderr)")
     }
 
     private func fsck(_ vault: TestVault, _ extra: [String] = [], passcode: Bool = true) -> CommandResult {
