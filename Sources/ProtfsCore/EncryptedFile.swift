@@ -16,7 +16,7 @@ public final class EncryptedFile: Sendable {
 
     public let fileID: ObjectID
     private let descriptor: FileDescriptor
-    private let fileKey: SymmetricKey
+    private let fileKey: LockedKey
     private let cipher: ChunkCipher
     private let lock = ReadWriteLock()
     private let headerState: Mutex<FileHeader>
@@ -26,7 +26,7 @@ public final class EncryptedFile: Sendable {
     /// Where this file's key is counted while it lives.
     private let census: FileKeyCensus
 
-    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: SymmetricKey, keyring: ClassKeyring,
+    private init(descriptor: FileDescriptor, header: FileHeader, fileKey: LockedKey, keyring: ClassKeyring,
                  writeRefusal: Errno? = nil) {
         self.descriptor = descriptor
         self.fileKey = fileKey
