@@ -5,7 +5,7 @@ import Glibc
 /// lasts as long as its client, so without bounds one user could hold every connection and
 /// keep root from locking. So: every uid holds at most `connectionsPerUser` connections at
 /// once, `watchesPerUser` of them watches (a connection that sends no request is closed
-/// after `ControlLimits.requestTimeoutSeconds`); and the uids other than root and the
+/// after `ControlLimits.requestTimeout`); and the uids other than root and the
 /// mounting user share `otherUsersConnections` between them, so that whatever they hold,
 /// root and the mounting user always find room.
 public struct ControlAdmission: Sendable {

@@ -110,14 +110,14 @@ public final class ControlServer: Sendable {
             return (listener, state.inode)
         }
         guard let stopped else { return }
-        waitUntil(seconds: 5) { !$0.acceptRunning }
+        waitUntil(within: .seconds(5)) { !$0.acceptRunning }
         var st = stat()
         if lstat(socketPath, &st) == 0, st.st_ino == stopped.inode { unlink(socketPath) }
         stopped.listener.close()
         state.withLock { state in
             for connection in state.connections.values { connection.shutdown() }
         }
-        waitUntil(seconds: 2) { $0.connections.isEmpty }
+        waitUntil(within: .seconds(2)) { $0.connections.isEmpty }
     }
 
     /// Connections being served now (watchers included).
@@ -136,7 +136,7 @@ public final class ControlServer: Sendable {
                 switch error.rawValue {
                 case ECONNABORTED, EPROTO: continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    usleep(100_000)  // out of descriptors or memory for now: let connections finish
+                    sleep(for: .milliseconds(100))  // out of descriptors or memory for now: let connections finish
                     continue
                 default: return
                 }
@@ -192,9 +192,9 @@ public final class ControlServer: Sendable {
         connection.close()
     }
 
-    private func waitUntil(seconds: Int, _ condition: (State) -> Bool) {
-        let deadline = Deadline(secondsFromNow: seconds)
-        while !state.withLock({ condition($0) }) && deadline.millisecondsLeft > 0 { usleep(10_000) }
+    private func waitUntil(within timeout: Duration, _ condition: (State) -> Bool) {
+        let deadline = Deadline(after: timeout)
+        while !state.withLock({ condition($0) }) && deadline.millisecondsLeft > 0 { sleep(for: .milliseconds(10)) }
     }
 
     // MARK: the socket's place

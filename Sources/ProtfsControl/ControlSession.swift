@@ -18,8 +18,8 @@ struct ControlSession {
     let startWatch: @Sendable () -> String?
 
     func serve() {
-        socket.setSendTimeout(seconds: ControlLimits.requestTimeoutSeconds)
-        var source = SocketByteSource(socket: socket, deadline: Deadline(secondsFromNow: ControlLimits.requestTimeoutSeconds))
+        socket.setSendTimeout(ControlLimits.requestTimeout)
+        var source = SocketByteSource(socket: socket, deadline: Deadline(after: ControlLimits.requestTimeout))
         let message: ControlRequestMessage
         do {
             message = try ControlWire.readRequest(from: &source)

@@ -115,7 +115,7 @@ public struct ControlClient: Sendable {
         } catch {
             // A daemon that refuses a connection at once (too many of this user's, say) says
             // why and closes it, perhaps before the request went out: its reason beats EPIPE.
-            var source = SocketByteSource(socket: socket, deadline: Deadline(secondsFromNow: 1))
+            var source = SocketByteSource(socket: socket, deadline: Deadline(after: .seconds(1)))
             if case .failure(let refusal)? = try? ControlWire.readReply(from: &source) { throw refusal }
             throw ControlFailure(.failure, "cannot send the request to the protfs daemon of \(mountpoint): \(error)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsSystem
 
 /// Where the bytes of a message come from: a socket with a deadline, or memory in tests.
 public protocol ControlByteSource {
@@ -30,7 +31,7 @@ public enum ControlWireError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .closed: "the connection was closed"
         case .truncated: "the connection was closed in the middle of a message"
-        case .timedOut: "the message was not complete within \(ControlLimits.requestTimeoutSeconds) s"
+        case .timedOut: "the message was not complete within \(ControlLimits.requestTimeout.secondsRoundedUp) s"
         case .badMagic: "not a protfs control message of this version (protfsctl and the daemon must come from the same release)"
         case .lengthOutOfRange(let field, let length, let range): "\(field) length \(length) is outside \(range)"
         case .malformed(let reason): "malformed message: \(reason)"

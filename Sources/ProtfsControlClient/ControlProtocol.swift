@@ -138,5 +138,5 @@ public enum ControlLimits {
     public static let maximumPathComponents = 2048
     public static let maximumNameLength = 255
     /// How long a client has to send its whole request.
-    public static let requestTimeoutSeconds = 5
+    public static let requestTimeout = Duration.seconds(5)
 }

@@ -75,9 +75,10 @@ public struct UnixSocket: Sendable {
     }
 
     /// Bounds how long one blocking send may wait for a peer that does not read.
-    public func setSendTimeout(seconds: Int) {
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    public func setSendTimeout(_ timeout: Duration) {
+        let microseconds = Int(timeout.wholeNanoseconds / 1_000)
+        var time = timeval(tv_sec: microseconds / 1_000_000, tv_usec: microseconds % 1_000_000)
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
     }
 
     /// Sends all of `bytes`. `nonBlocking`: fail with EAGAIN rather than wait for room
@@ -121,8 +122,8 @@ public struct UnixSocket: Sendable {
 public struct Deadline: Sendable {
     private let nanoseconds: UInt64
 
-    public init(secondsFromNow seconds: Int) {
-        nanoseconds = MonotonicClock.nanoseconds() + UInt64(seconds) * 1_000_000_000
+    public init(after timeout: Duration) {
+        nanoseconds = MonotonicClock.nanoseconds(after: timeout)
     }
 
     /// Whole milliseconds left, rounded up so that a wait never ends early; 0 once passed.

@@ -10,7 +10,7 @@ import Synchronization
 public final class Vault: Sendable {
     /// How long `open` and `initialize` wait for another process to release the backing
     /// directory (SPEC section 4: a daemon being unmounted may still be exiting).
-    public static let lockTimeout = 5.0
+    public static let lockTimeout = Duration.seconds(5)
 
     public let backingPath: String
     /// `O_RDONLY|O_DIRECTORY` on the backing root; it holds the `flock` until the vault is
@@ -57,7 +57,7 @@ public final class Vault: Sendable {
         try open(backing: backing, deviceKeyPath: deviceKeyPath, lockTimeout: lockTimeout)
     }
 
-    static func open(backing: String, deviceKeyPath: String?, lockTimeout: Double) throws(VaultError) -> Vault {
+    static func open(backing: String, deviceKeyPath: String?, lockTimeout: Duration) throws(VaultError) -> Vault {
         let root = try openBackingRoot(backing)
         do throws(VaultError) {
             try lockExclusively(root, path: backing, timeout: lockTimeout)
@@ -241,14 +241,14 @@ public final class Vault: Sendable {
     }
 
     /// Takes the exclusive `flock` every protfs process holds on a backing directory (or on
-    /// another file it shares), waiting up to `timeout` seconds for another holder to let go.
-    static func lockExclusively(_ root: FileDescriptor, path: String, timeout: Double) throws(VaultError) {
-        let pause = 0.05
-        var waited = 0.0
+    /// another file it shares), waiting up to `timeout` for another holder to let go.
+    static func lockExclusively(_ root: FileDescriptor, path: String, timeout: Duration) throws(VaultError) {
+        let pause = Duration.milliseconds(50)
+        var waited = Duration.zero
         while true {
             do { return try root.setLock(exclusive: true, wait: false) } catch .wouldBlock {
-                guard waited < timeout else { throw .backingBusy(path: path, waitedSeconds: Int(timeout.rounded(.up))) }
-                usleep(useconds_t(pause * 1e6))
+                guard waited < timeout else { throw .backingBusy(path: path, waitedSeconds: timeout.secondsRoundedUp) }
+                sleep(for: pause)
                 waited += pause
             } catch {
                 throw .system(operation: "lock backing directory", path: path, errno: error)

@@ -26,10 +26,10 @@ public enum Argon2id {
     public static let saltByteCount = 16
 
     /// Derives a 32-byte key from a passcode held in locked memory.
-    public static func deriveKey(passcode: SecureBuffer, salt: [UInt8], parameters: Argon2idParameters) throws(CryptoError) -> SymmetricKey {
+    public static func deriveKey(passcode: SecureBuffer, salt: [UInt8], parameters: Argon2idParameters) throws(CryptoError) -> LockedKey {
         Sodium.ensure()
         guard salt.count == saltByteCount else { throw .invalidLength }
-        return try SymmetricKey.make { (out) throws(CryptoError) in
+        return try LockedKey.make { (out) throws(CryptoError) in
             let rc = passcode.withUnsafeBytes { pw in
                 salt.withUnsafeBytes { s in
                     crypto_pwhash(out.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(out.count),

@@ -7,7 +7,7 @@ public struct BLAKE2b: ~Copyable {
     private let stateSize: Int
     public let outputByteCount: Int
 
-    public init(key: SymmetricKey? = nil, outputByteCount: Int) {
+    public init(key: LockedKey? = nil, outputByteCount: Int) {
         Sodium.ensure()
         precondition(outputByteCount >= 16 && outputByteCount <= 64)
         stateSize = crypto_generichash_statebytes()
@@ -15,7 +15,7 @@ public struct BLAKE2b: ~Copyable {
         self.outputByteCount = outputByteCount
         let st = OpaquePointer(state)
         if let key {
-            crypto_generichash_init(st, key.pointer, SymmetricKey.byteCount, outputByteCount)
+            crypto_generichash_init(st, key.pointer, LockedKey.byteCount, outputByteCount)
         } else {
             crypto_generichash_init(st, nil, 0, outputByteCount)
         }
@@ -29,7 +29,7 @@ public struct BLAKE2b: ~Copyable {
 
     public mutating func update(_ bytes: [UInt8]) { bytes.withUnsafeBytes { update($0) } }
 
-    public mutating func update(_ key: SymmetricKey) { key.withUnsafeBytes { update($0) } }
+    public mutating func update(_ key: LockedKey) { key.withUnsafeBytes { update($0) } }
 
     /// Appends a little-endian integer (lengths and indices).
     public mutating func update<T: FixedWidthInteger>(littleEndian value: T) {
@@ -44,9 +44,9 @@ public struct BLAKE2b: ~Copyable {
     }
 
     /// Finishes into a secret 32-byte key.
-    public consuming func finalizeKey() -> SymmetricKey {
-        precondition(outputByteCount == SymmetricKey.byteCount)
-        return SymmetricKey.make { finish(into: $0) }
+    public consuming func finalizeKey() -> LockedKey {
+        precondition(outputByteCount == LockedKey.byteCount)
+        return LockedKey.make { finish(into: $0) }
     }
 
     private func finish(into out: UnsafeMutableRawBufferPointer) {
@@ -60,7 +60,7 @@ public struct BLAKE2b: ~Copyable {
     }
 
     /// One-shot keyed MAC over the concatenation of `parts`.
-    public static func mac(key: SymmetricKey?, outputByteCount: Int = 32, _ parts: [UInt8]...) -> [UInt8] {
+    public static func mac(key: LockedKey?, outputByteCount: Int = 32, _ parts: [UInt8]...) -> [UInt8] {
         var h = BLAKE2b(key: key, outputByteCount: outputByteCount)
         for p in parts { h.update(p) }
         return h.finalize()

@@ -11,10 +11,10 @@ public struct KDFContext: Sendable, Hashable {
     }
 }
 
-extension SymmetricKey {
+extension LockedKey {
     /// Derives the subkey `id` of this key for `context` (libsodium's crypto_kdf, BLAKE2b).
-    public func deriveSubkey(id: UInt64 = 1, context: KDFContext) -> SymmetricKey {
-        SymmetricKey.make { out in
+    public func deriveSubkey(id: UInt64 = 1, context: KDFContext) -> LockedKey {
+        LockedKey.make { out in
             let rc = context.bytes.withUnsafeBufferPointer { ctx in
                 crypto_kdf_derive_from_key(out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count,
                                            id, ctx.baseAddress!, pointer)

@@ -6,7 +6,7 @@ import CSodium
 public enum XChaCha20 {
     public static let nonceByteCount = 24
 
-    public static func xor(_ input: [UInt8], nonce: [UInt8], key: SymmetricKey) -> [UInt8] {
+    public static func xor(_ input: [UInt8], nonce: [UInt8], key: LockedKey) -> [UInt8] {
         Sodium.ensure()
         precondition(nonce.count == nonceByteCount)
         var out = [UInt8](repeating: 0, count: input.count)

@@ -10,7 +10,7 @@ public enum XChaCha20Poly1305 {
     /// Seals `plaintext` into `output` (exactly `plaintext.count + overhead` bytes) with a
     /// fresh random nonce. No allocation: the hot path for content chunks.
     public static func seal(_ plaintext: UnsafeRawBufferPointer, authenticating ad: UnsafeRawBufferPointer,
-                            with key: SymmetricKey, into output: UnsafeMutableRawBufferPointer) {
+                            with key: LockedKey, into output: UnsafeMutableRawBufferPointer) {
         Sodium.ensure()
         precondition(output.count == plaintext.count + overhead, "sealed buffer has the wrong size")
         let out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -27,7 +27,7 @@ public enum XChaCha20Poly1305 {
     /// Opens `sealed` into `output` (exactly `sealed.count - overhead` bytes). On failure
     /// `output` is zeroed and `.authenticationFailed` thrown.
     public static func open(_ sealed: UnsafeRawBufferPointer, authenticating ad: UnsafeRawBufferPointer,
-                            with key: SymmetricKey, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
+                            with key: LockedKey, into output: UnsafeMutableRawBufferPointer) throws(CryptoError) {
         Sodium.ensure()
         guard sealed.count >= overhead, output.count == sealed.count - overhead else { throw .invalidLength }
         let input = sealed.baseAddress!.assumingMemoryBound(to: UInt8.self)
@@ -44,7 +44,7 @@ public enum XChaCha20Poly1305 {
     }
 
     /// Seals public-size metadata (names of xattrs, symlink targets, hints).
-    public static func seal(_ plaintext: [UInt8], authenticating ad: [UInt8], with key: SymmetricKey) -> [UInt8] {
+    public static func seal(_ plaintext: [UInt8], authenticating ad: [UInt8], with key: LockedKey) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: plaintext.count + overhead)
         plaintext.withUnsafeBytes { p in
             ad.withUnsafeBytes { a in
@@ -55,7 +55,7 @@ public enum XChaCha20Poly1305 {
     }
 
     /// Opens metadata sealed by `seal(_:authenticating:with:)`.
-    public static func open(_ sealed: [UInt8], authenticating ad: [UInt8], with key: SymmetricKey) throws -> [UInt8] {
+    public static func open(_ sealed: [UInt8], authenticating ad: [UInt8], with key: LockedKey) throws -> [UInt8] {
         guard sealed.count >= overhead else { throw CryptoError.invalidLength }
         var out = [UInt8](repeating: 0, count: sealed.count - overhead)
         try sealed.withUnsafeBytes { s in
@@ -67,8 +67,8 @@ public enum XChaCha20Poly1305 {
     }
 
     /// Wraps a key: the sealed form is 72 bytes, and the key never passes through an array.
-    public static func wrap(_ secret: SymmetricKey, authenticating ad: [UInt8], with key: SymmetricKey) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: SymmetricKey.byteCount + overhead)
+    public static func wrap(_ secret: LockedKey, authenticating ad: [UInt8], with key: LockedKey) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: LockedKey.byteCount + overhead)
         secret.withUnsafeBytes { p in
             ad.withUnsafeBytes { a in
                 out.withUnsafeMutableBytes { seal(p, authenticating: a, with: key, into: $0) }
@@ -78,9 +78,9 @@ public enum XChaCha20Poly1305 {
     }
 
     /// Unwraps a key sealed by `wrap`, straight into a locked slot.
-    public static func unwrap(_ sealed: [UInt8], authenticating ad: [UInt8], with key: SymmetricKey) throws -> SymmetricKey {
-        guard sealed.count == SymmetricKey.byteCount + overhead else { throw CryptoError.invalidLength }
-        return try SymmetricKey.make { slot in
+    public static func unwrap(_ sealed: [UInt8], authenticating ad: [UInt8], with key: LockedKey) throws -> LockedKey {
+        guard sealed.count == LockedKey.byteCount + overhead else { throw CryptoError.invalidLength }
+        return try LockedKey.make { slot in
             try sealed.withUnsafeBytes { s in
                 try ad.withUnsafeBytes { a in try open(s, authenticating: a, with: key, into: slot) }
             }

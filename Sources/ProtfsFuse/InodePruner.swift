@@ -17,7 +17,7 @@ public final class InodePruner: Sendable {
     /// Ids per notification: the kernel reads each message into one buffer.
     private static let batch = 256
     /// After a round that found nothing to prune (every node in use), the next waits this long.
-    private static let idleBackoff: UInt64 = 1_000_000_000
+    private static let idleBackoff = Duration.seconds(1)
 
     /// Above `capacity` ids, the least recently used are pruned down to `target`.
     let capacity: Int
@@ -57,7 +57,7 @@ public final class InodePruner: Sendable {
             // Only a table crowded with nodes in use waits before the next round; one that the
             // kernel's FORGETs have already thinned must not, or lookups run the descriptors out
             // in the meantime.
-            if prune(adapter) == 0 { notBefore.store(MonotonicClock.nanoseconds() + Self.idleBackoff, ordering: .relaxed) }
+            if prune(adapter) == 0 { notBefore.store(MonotonicClock.nanoseconds(after: Self.idleBackoff), ordering: .relaxed) }
             scheduled.store(false, ordering: .releasing)
         }
     }

@@ -45,12 +45,13 @@ public final class ListingAdvisor: Sendable {
     static let rememberedListings = 256
 
     private let state = Mutex(State())
+    /// In clock nanoseconds.
     private let window: UInt64
     private let clock: @Sendable () -> UInt64
 
-    public init(windowNanoseconds: UInt64 = 250_000_000,
+    public init(window: Duration = .milliseconds(250),
                 clock: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) {
-        window = windowNanoseconds
+        self.window = window.wholeNanoseconds
         self.clock = clock
     }
 

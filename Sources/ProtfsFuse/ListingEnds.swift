@@ -1,3 +1,4 @@
+import ProtfsSystem
 import Synchronization
 
 /// Where the last listing of each directory reached the end, so that the request the
@@ -22,7 +23,7 @@ final class ListingEnds: Sendable {
     /// request, the one that follows its listing at once).
     static let remembered = 256
     /// How long an end is good for: the follow-up comes within microseconds.
-    static let lifetime: UInt64 = 1_000_000_000
+    static let lifetime = Duration.seconds(1)
 
     private let ends = Mutex<[DirectoryID: End]>([:])
     private let clock: @Sendable () -> UInt64
@@ -46,7 +47,7 @@ final class ListingEnds: Sendable {
         let now = clock()
         return ends.withLock { ends in
             guard let end = ends.removeValue(forKey: directory) else { return false }
-            return end.position == position && now >= end.time && now - end.time < Self.lifetime
+            return end.position == position && now >= end.time && now - end.time < Self.lifetime.wholeNanoseconds
         }
     }
 }

@@ -7,7 +7,7 @@
 /// a negative LOOKUP took 31 us from Python with halting CPUs and 17 us with polling ones,
 /// a SETATTR 23 and 11 us, an untar of the Go tree 2.7 s and 1.55 s. So once requests come
 /// back to back (`streakToHold` in a row, each within `burstGap` of the one before), idle
-/// CPUs are asked to poll, until the reader has slept `RequestLoop.lingerMilliseconds`
+/// CPUs are asked to poll, until the reader has slept `RequestLoop.linger`
 /// without a request. The cost is CPU time: idle CPUs spin while a stream lasts, and a
 /// little after. Requests now and then (an `ls`, a `cat`) never hold it.
 struct PollingHold {
@@ -17,22 +17,22 @@ struct PollingHold {
 
     /// Requests in a row, each within `burstGap` of the one before, before the hold.
     let streakToHold: Int
-    /// The longest time between two requests of one stream (nanoseconds). The time a
+    /// The longest time between two requests of one stream. The time a
     /// program takes between an answer and its next request, when its CPU halted meanwhile,
     /// varies from 10 us to well over the reader's 50 us of polling.
-    let burstGap: UInt64
+    let burstGap: Duration
     private(set) var streak = 0
     private(set) var holding = false
     private var lastRequest: UInt64?
 
-    init(streakToHold: Int, burstGap: UInt64) {
+    init(streakToHold: Int, burstGap: Duration) {
         self.streakToHold = streakToHold
         self.burstGap = burstGap
     }
 
-    /// A request was read at `now`.
+    /// A request was read at `now` (a `MonotonicClock` reading).
     mutating func requestRead(at now: UInt64) -> Change? {
-        if let lastRequest, now - lastRequest <= burstGap {
+        if let lastRequest, now - lastRequest <= burstGap.wholeNanoseconds {
             streak += 1
         } else {
             streak = 1

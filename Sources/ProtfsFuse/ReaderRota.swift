@@ -36,11 +36,11 @@ struct ReaderRota {
     private(set) var phase = Phase.waiting
     private(set) var stopping = false
     /// How long the reader may handle one request before the deputy takes over reading.
-    let takeOverAfter: UInt64
+    let takeOverAfter: Duration
     /// How often the deputy looks in while the reader is reading.
-    let lookInterval: UInt64
+    let lookInterval: Duration
 
-    init(takeOverAfter: UInt64, lookInterval: UInt64) {
+    init(takeOverAfter: Duration, lookInterval: Duration) {
         self.takeOverAfter = takeOverAfter
         self.lookInterval = lookInterval
     }
@@ -60,9 +60,9 @@ struct ReaderRota {
         case .waiting:
             return .sleep(until: nil)
         case .reading:
-            return .sleep(until: now + lookInterval)
+            return .sleep(until: now + lookInterval.wholeNanoseconds)
         case .handling(let since):
-            let due = since + takeOverAfter
+            let due = since + takeOverAfter.wholeNanoseconds
             return now >= due ? takeOver(worker) : .sleep(until: due)
         }
     }

@@ -21,11 +21,11 @@ import Synchronization
 /// and nobody polls while one is handled: their crypto runs on every core.
 final class RequestLoop: @unchecked Sendable {
     /// How long the reader keeps polling for the next request before it sleeps.
-    static let spinFor: UInt64 = 50_000
+    static let spinFor = Duration.microseconds(50)
     /// See `ReaderRota`: how long one request may hold up the queue, how often the deputy
     /// looks in while the reader reads.
-    static let takeOverAfter: UInt64 = 500_000
-    static let lookInterval: UInt64 = 2_000_000
+    static let takeOverAfter = Duration.microseconds(500)
+    static let lookInterval = Duration.milliseconds(2)
     /// READ and WRITE requests from this size on are handed to their own worker: they take
     /// long enough to outweigh a wake-up, and their crypto runs on every core
     /// (`ChunkParallelism` spreads requests of 32 chunks and more).
@@ -35,8 +35,8 @@ final class RequestLoop: @unchecked Sendable {
     /// See `PollingHold`: a stream of this many requests, each within a millisecond of the
     /// one before, keeps idle CPUs polling until the reader has slept 2 ms without one.
     static let streakToHold = 8
-    static let burstGap: UInt64 = 1_000_000
-    static let lingerMilliseconds: Int32 = 2
+    static let burstGap = Duration.milliseconds(1)
+    static let linger = Duration.milliseconds(2)
 
     private let session: OpaquePointer
     private let device: Int32
@@ -200,7 +200,7 @@ final class RequestLoop: @unchecked Sendable {
     }
 
     private func receive(into buffer: UnsafeMutableRawBufferPointer, worker: Int) -> Received {
-        var spinUntil = MonotonicClock.nanoseconds() + Self.spinFor
+        var spinUntil = MonotonicClock.nanoseconds(after: Self.spinFor)
         while true {
             let count = Glibc.read(device, buffer.baseAddress, buffer.count)
             if count >= MemoryLayout<fuse_in_header>.size {
@@ -225,7 +225,7 @@ final class RequestLoop: @unchecked Sendable {
                     continue
                 }
                 sleepUntilRequest(worker)
-                spinUntil = MonotonicClock.nanoseconds() + Self.spinFor
+                spinUntil = MonotonicClock.nanoseconds(after: Self.spinFor)
             case let error:
                 return .ended(-error)
             }
@@ -235,7 +235,7 @@ final class RequestLoop: @unchecked Sendable {
     private func sleepUntilRequest(_ worker: Int) {
         locked { rota.readerWaits(worker) }
         var device = pollfd(fd: self.device, events: Int16(POLLIN), revents: 0)
-        if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, milliseconds: Self.lingerMilliseconds) {
+        if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, within: Self.linger) {
             updateHold { $0.lingered() }
         }
         while poll(&device, 1, -1) < 0, errno == EINTR {}
@@ -246,8 +246,9 @@ final class RequestLoop: @unchecked Sendable {
         }
     }
 
-    /// Whether `device` became readable within `milliseconds`.
-    private static func wait(for device: inout pollfd, milliseconds: Int32) -> Bool {
+    /// Whether `device` became readable within `time` (in poll(2)'s whole milliseconds).
+    private static func wait(for device: inout pollfd, within time: Duration) -> Bool {
+        let milliseconds = Int32(time.wholeNanoseconds / 1_000_000)
         var ready = poll(&device, 1, milliseconds)
         while ready < 0, errno == EINTR { ready = poll(&device, 1, milliseconds) }
         return ready > 0

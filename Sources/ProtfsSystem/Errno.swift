@@ -3,6 +3,27 @@ import CProtfsSys
 
 /// A POSIX error number as a typed value; what every syscall wrapper here throws, and what
 /// the FUSE adapter replies with.
+///
+/// The names follow swift-system's `Errno` where they are the same; these differ (they
+/// predate the comparison, and renaming them would touch some 200 lines of every layer
+/// while other work is under way):
+///
+/// | errno          | here                | swift-system                  |
+/// |----------------|---------------------|-------------------------------|
+/// | `ENOENT`       | `noEntry`           | `noSuchFileOrDirectory`       |
+/// | `EEXIST`       | `exists`            | `fileExists`                  |
+/// | `EIO`          | `io`                | `ioError`                     |
+/// | `EINVAL`       | `invalid`           | `invalidArgument`             |
+/// | `ERANGE`       | `range`             | `outOfRange`                  |
+/// | `ENAMETOOLONG` | `nameTooLong`       | `fileNameTooLong`             |
+/// | `ENOTEMPTY`    | `notEmpty`          | `directoryNotEmpty`           |
+/// | `EBADF`        | `badFile`           | `badFileDescriptor`           |
+/// | `EXDEV`        | `crossDevice`       | `improperLink`                |
+/// | `ELOOP`        | `loop`              | `tooManySymbolicLinkLevels`   |
+/// | `ENOSYS`       | `notImplemented`    | `noFunction`                  |
+///
+/// `notSupported` is `EOPNOTSUPP`, which swift-system calls `notSupportedOnSocket`; on Linux
+/// it is the same number as `ENOTSUP`, swift-system's `notSupported`.
 public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: Int32
     public init(_ rawValue: Int32) { self.rawValue = rawValue }

@@ -17,14 +17,15 @@ enum AutoUnmountHelper {
         }
     }
 
-    /// Waits up to `seconds` for the helper of a dead mount to take it away; true once it is
+    /// Waits up to `timeout` for the helper of a dead mount to take it away; true once it is
     /// gone, false when no helper is left to do it (the caller clears it then).
-    static func awaitUnmount(of mountpoint: String, seconds: Int = 5) -> Bool {
-        for _ in 0 ..< seconds * 50 {
+    static func awaitUnmount(of mountpoint: String, timeout: Duration = .seconds(5)) -> Bool {
+        let pause = Duration.milliseconds(20)
+        for _ in 0 ..< Int(timeout / pause) {
             let helperRunning = isRunning(for: mountpoint)
             if !MountTable.protfsMountPoints().contains(mountpoint) { return true }
             if !helperRunning { return false }
-            usleep(20_000)
+            sleep(for: pause)
         }
         return false
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsSystem
 
 /// A test hook (`PROTFS_TEST_RUNTIME_LOCK_PROBE`): before the daemon reports the mount ready,
 /// its main thread initialises a lazy global that another thread waits for meanwhile, so the
@@ -17,7 +18,7 @@ enum RuntimeLockProbe {
 
     private static let contended: Bool = {
         Thread.detachNewThread { _ = RuntimeLockProbe.contended }
-        usleep(200_000)  // long enough for that thread to wait on the lock this initialiser holds
+        sleep(for: .milliseconds(200))  // long enough for that thread to wait on the lock this initialiser holds
         return true
     }()
 }

@@ -74,7 +74,7 @@ import Synchronization
         let whole = try encodedRequest(.unlock, secrets: [FakeHandler.passcode])
         try connection.send(Array(whole.dropLast(3)))
         let started = Date()
-        let message = try #require(failureMessage(try connection.reply(within: 15)))
+        let message = try #require(failureMessage(try connection.reply(within: .seconds(15))))
         #expect(message.contains("not complete within 5 s"))
         #expect(Date().timeIntervalSince(started) < 8)
         #expect(fixture.handler.record.withLock { $0.state } == .unlocked)

@@ -46,9 +46,9 @@ extension UnixSocket {
         try bytes.withUnsafeBytes { buffer in Result { () throws(Errno) in try send(buffer) } }.get()
     }
 
-    /// The next reply, waiting at most `seconds`; nil when the server closed the connection.
-    func reply(within seconds: Int = 10) throws -> ControlReply? {
-        var source = SocketByteSource(socket: self, deadline: Deadline(secondsFromNow: seconds))
+    /// The next reply, waiting at most `timeout`; nil when the server closed the connection.
+    func reply(within timeout: Duration = .seconds(10)) throws -> ControlReply? {
+        var source = SocketByteSource(socket: self, deadline: Deadline(after: timeout))
         return try ControlWire.readReply(from: &source)
     }
 }

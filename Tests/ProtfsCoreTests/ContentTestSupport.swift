@@ -9,11 +9,11 @@ import ProtfsSystem
 /// Keys for one test vault, every class installed unless a test removes some.
 struct ContentTestKeys {
     let keyring: ClassKeyring
-    let classKeys: [ProtectionClass: SymmetricKey]
+    let classKeys: [ProtectionClass: LockedKey]
 
     /// Random keys, or the given ones (known-answer vectors).
-    init(vaultID: ObjectID = .random(), deviceKey: SymmetricKey = .random(),
-         classKeys given: [ProtectionClass: SymmetricKey]? = nil) {
+    init(vaultID: ObjectID = .random(), deviceKey: LockedKey = .random(),
+         classKeys given: [ProtectionClass: LockedKey]? = nil) {
         let keys = given ?? [
             .complete: .random(), .completeUntilFirstUserAuthentication: .random(), .none: .random(),
             .completeUnlessOpen: X25519.generatePrivateKey(),

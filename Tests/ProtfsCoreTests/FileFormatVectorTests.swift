@@ -40,12 +40,12 @@ import ProtfsSystem
 
     init() throws {
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: Self.folder.appendingPathComponent("keys.json"))) as! [String: String]
-        func key(_ name: String) throws -> SymmetricKey {
+        func key(_ name: String) throws -> LockedKey {
             var bytes = Self.hex(json[name]!)
             defer { secureZero(&bytes) }
-            return try bytes.withUnsafeBytes { try SymmetricKey.copying($0) }
+            return try bytes.withUnsafeBytes { try LockedKey.copying($0) }
         }
-        var classKeys: [ProtectionClass: SymmetricKey] = [:]
+        var classKeys: [ProtectionClass: LockedKey] = [:]
         for protectionClass in ProtectionClass.allCases { classKeys[protectionClass] = try key(protectionClass.name) }
         keys = ContentTestKeys(vaultID: ObjectID(bytes: Self.hex(json["vaultID"]!))!, deviceKey: try key("deviceKey"), classKeys: classKeys)
         plaintext = try Self.vector("plaintext.bin")

@@ -31,8 +31,8 @@ import Testing
         keyring = try Self.keyring(vectors, deviceKeyHex: vectors.deviceKey)
     }
 
-    static func key(_ hex: String) throws -> SymmetricKey {
-        try #require(hexBytes(hex)).withUnsafeBytes { try SymmetricKey.copying($0) }
+    static func key(_ hex: String) throws -> LockedKey {
+        try #require(hexBytes(hex)).withUnsafeBytes { try LockedKey.copying($0) }
     }
 
     static func keyring(_ vectors: Vectors, deviceKeyHex: String) throws -> ClassKeyring {

@@ -42,8 +42,8 @@ import ProtfsSystem
         }
     }
 
-    func key(_ hexString: String) throws -> SymmetricKey {
-        try bytes(hex: hexString).withUnsafeBytes { try SymmetricKey.copying($0) }
+    func key(_ hexString: String) throws -> LockedKey {
+        try bytes(hex: hexString).withUnsafeBytes { try LockedKey.copying($0) }
     }
 
     @Test func deviceSubkeysArePinned() throws {

@@ -39,7 +39,7 @@ import ProtfsSystem
         // check is that our bytes are gone, and that at least one try saw the slot all zero.
         var sawZero = false
         for _ in 0..<5 {
-            var key: SymmetricKey? = SymmetricKey.random()
+            var key: LockedKey? = LockedKey.random()
             let secret = key!.testBytes
             let address = key!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
             key = nil

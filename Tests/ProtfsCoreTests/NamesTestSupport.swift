@@ -19,7 +19,7 @@ func randomFilesystemKeys() -> FilesystemKeys { FilesystemKeys(filesystemKey: .r
 
 func filesystemKeys(hex: String) throws -> FilesystemKeys {
     let bytes = try #require(hexBytes(hex))
-    return FilesystemKeys(filesystemKey: try bytes.withUnsafeBytes { try SymmetricKey.copying($0) })
+    return FilesystemKeys(filesystemKey: try bytes.withUnsafeBytes { try LockedKey.copying($0) })
 }
 
 /// A plaintext name of `length` bytes that is valid on the mount (no `/`, no NUL), varied

@@ -52,7 +52,7 @@ func bytes(hex: String) -> [UInt8] {
     return out
 }
 
-extension SymmetricKey {
+extension LockedKey {
     /// A copy of the key's bytes, for tests that compare or pin keys.
     var testBytes: [UInt8] { withUnsafeBytes { Array($0) } }
 }
@@ -60,7 +60,7 @@ extension SymmetricKey {
 /// One keybag made once (Argon2id is the slow part) and shared by the tests that only
 /// decode, tamper with or unlock it.
 enum KeybagFixture {
-    static let deviceKey = SymmetricKey.random()
+    static let deviceKey = LockedKey.random()
     static let deviceKeys = DeviceKeys(deviceKey: deviceKey)
     static let passcodeText = "correct horse battery staple"
     static let keybag = try! Keybag.create(passcode: passcode(passcodeText), kdf: .interactive, deviceKeys: deviceKeys)

@@ -38,7 +38,7 @@ import Glibc
 
         // One process per backing directory: a second open waits, then gives up.
         let error = #expect(throws: VaultError.self) {
-            try Vault.open(backing: backing, deviceKeyPath: deviceKeyPath, lockTimeout: 0.2)
+            try Vault.open(backing: backing, deviceKeyPath: deviceKeyPath, lockTimeout: .milliseconds(200))
         }
         #expect(error == .backingBusy(path: backing, waitedSeconds: 1))
         #expect(error?.exitCode == .failure)

@@ -19,7 +19,7 @@ import Testing
     /// Two walkers (threads that make requests).
     let du: ListingAdvisor.Walker = 4100
     let find: ListingAdvisor.Walker = 4200
-    var advisor: ListingAdvisor { ListingAdvisor(windowNanoseconds: 1_000_000_000, clock: clock.read) }
+    var advisor: ListingAdvisor { ListingAdvisor(window: .seconds(1), clock: clock.read) }
 
     @Test("a fresh advisor lists bare; directories and untyped entries carry attributes anyway")
     func bareByDefault() {

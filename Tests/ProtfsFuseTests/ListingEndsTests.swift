@@ -1,3 +1,4 @@
+import ProtfsSystem
 import Synchronization
 import Testing
 @testable import ProtfsFuse
@@ -39,7 +40,7 @@ import Testing
     func stale() {
         let ends = ends
         ends.reachedEnd(of: 7, at: 100)
-        clock.advance(nanoseconds: ListingEnds.lifetime)
+        clock.advance(nanoseconds: ListingEnds.lifetime.wholeNanoseconds)
         #expect(!ends.takeEnd(of: 7, at: 100))
     }
 

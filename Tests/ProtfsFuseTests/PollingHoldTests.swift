@@ -5,7 +5,7 @@ import Testing
 struct PollingHoldTests {
     static let gap: UInt64 = 1_000
 
-    func hold() -> PollingHold { PollingHold(streakToHold: 4, burstGap: Self.gap) }
+    func hold() -> PollingHold { PollingHold(streakToHold: 4, burstGap: .nanoseconds(Self.gap)) }
 
     @Test("A stream of requests, each within the gap of the one before, holds once")
     func streamHolds() {

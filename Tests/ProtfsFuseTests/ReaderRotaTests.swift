@@ -6,7 +6,7 @@ struct ReaderRotaTests {
     static let takeOver: UInt64 = 500
     static let look: UInt64 = 2_000
 
-    func rota() -> ReaderRota { ReaderRota(takeOverAfter: Self.takeOver, lookInterval: Self.look) }
+    func rota() -> ReaderRota { ReaderRota(takeOverAfter: .nanoseconds(Self.takeOver), lookInterval: .nanoseconds(Self.look)) }
 
     @Test("The first worker reads, the second is the deputy, the rest sleep until called")
     func roles() {

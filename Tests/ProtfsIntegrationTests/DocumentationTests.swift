@@ -30,6 +30,21 @@ struct DocumentationTests {
         }
     }
 
+    @Test("every Swift file docs/ARCHITECTURE.md names exists")
+    func citedFilesExist() throws {
+        let root = CommandRunner.packageRoot
+        let sources = try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
+        // `Name.swift` or `Folder/Name.swift` below Sources/, or a path from the package root.
+        let cited = /`([\w+\/]+\.swift)`/
+        let names = try Self.text("docs/ARCHITECTURE.md").matches(of: cited).map { String($0.output.1) }
+        #expect(names.count > 10, "the parse found too few file names: \(names)")
+        for name in names {
+            let exists = sources.contains { $0 == name || $0.hasSuffix("/" + name) }
+                || FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path)
+            #expect(exists, "docs/ARCHITECTURE.md names \(name), which does not exist")
+        }
+    }
+
     @Test("the README stays a short read")
     func readmeIsShort() throws {
         let readme = try Self.text("README.md")

@@ -13,7 +13,7 @@ struct ItemRecord: Sendable, Equatable {
     static let version: UInt16 = 1
     /// Magic, version, reserved, item id, metadata length.
     static let fixedByteCount = 32
-    static let wrappedKeyByteCount = SymmetricKey.byteCount + XChaCha20Poly1305.overhead
+    static let wrappedKeyByteCount = LockedKey.byteCount + XChaCha20Poly1305.overhead
     private static let deviceBindingContext = Array("protfs item device binding v1".utf8)
 
     /// Which sealed part associated data is for.
@@ -91,7 +91,7 @@ struct ItemRecord: Sendable, Equatable {
                      keyring: ClassKeyring, keys: FilesystemKeys) throws(Errno) -> ItemRecord {
         let accessibility = metadata.attributes.accessibility
         let wrapKey = try wrappingKey(for: accessibility, keyring: keyring)
-        let itemKey = SymmetricKey.random()
+        let itemKey = LockedKey.random()
         let ad = associatedData(vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
         var sealedSecret = [UInt8](repeating: 0, count: secret.count + XChaCha20Poly1305.overhead)
         let secretAD = ad + [Part.secret.rawValue, accessibility.rawValue]
@@ -135,7 +135,7 @@ struct ItemRecord: Sendable, Equatable {
     func openSecret(accessibility: ItemAccessibility, recordName: String, keyring: ClassKeyring) throws(Errno) -> SecureBuffer {
         let ad = Self.associatedData(vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
         let wrapKey = try Self.wrappingKey(for: accessibility, keyring: keyring)
-        let itemKey: SymmetricKey
+        let itemKey: LockedKey
         do {
             itemKey = try XChaCha20Poly1305.unwrap(wrappedKey, authenticating: ad + [Part.key.rawValue, accessibility.rawValue],
                                                    with: wrapKey)
@@ -164,10 +164,10 @@ struct ItemRecord: Sendable, Equatable {
 
     /// The class key, or for `...ThisDeviceOnly` a key bound to the device as well:
     /// `BLAKE2b-256(key = pfitmdev, "protfs item device binding v1" || vault id || class key)`.
-    static func wrappingKey(for accessibility: ItemAccessibility, keyring: ClassKeyring) throws(Errno) -> SymmetricKey {
+    static func wrappingKey(for accessibility: ItemAccessibility, keyring: ClassKeyring) throws(Errno) -> LockedKey {
         guard let classKey = keyring.key(for: accessibility.protectionClass) else { throw .permissionDenied }
         guard accessibility.isThisDeviceOnly else { return classKey }
-        var hash = BLAKE2b(key: keyring.deviceKeys.itemDevice, outputByteCount: SymmetricKey.byteCount)
+        var hash = BLAKE2b(key: keyring.deviceKeys.itemDevice, outputByteCount: LockedKey.byteCount)
         hash.update(deviceBindingContext)
         hash.update(keyring.vaultID.bytes)
         hash.update(classKey)

@@ -24,7 +24,7 @@ public struct DeviceKeyFile: Sendable, Equatable {
 
     /// Reads the key straight into a locked slot. Refuses a key that group or others can
     /// read or write, a non-regular file, and a file that is not exactly 32 bytes.
-    public func load() throws(VaultError) -> SymmetricKey {
+    public func load() throws(VaultError) -> LockedKey {
         let fd: FileDescriptor
         do {
             fd = try FileDescriptor.open(path: path, [.readOnly, .nonBlocking])
@@ -38,22 +38,22 @@ public struct DeviceKeyFile: Sendable, Equatable {
         do { st = try fd.status() } catch { throw .system(operation: "stat device key", path: path, errno: error) }
         guard st.isRegularFile else { throw .deviceKeyNotRegularFile(path: path) }
         guard st.st_mode & 0o077 == 0 else { throw .deviceKeyInsecure(path: path, mode: UInt32(st.st_mode)) }
-        guard st.st_size == off_t(SymmetricKey.byteCount) else {
+        guard st.st_size == off_t(LockedKey.byteCount) else {
             throw .deviceKeyWrongSize(path: path, size: Int(st.st_size))
         }
-        let key = try SymmetricKey.make { (slot) throws(VaultError) in
+        let key = try LockedKey.make { (slot) throws(VaultError) in
             let n: Int
             do throws(Errno) { n = try fd.read(into: slot, at: 0) } catch {
                 throw .system(operation: "read device key", path: path, errno: error)
             }
-            guard n == SymmetricKey.byteCount else { throw .deviceKeyWrongSize(path: path, size: n) }
+            guard n == LockedKey.byteCount else { throw .deviceKeyWrongSize(path: path, size: n) }
         }
         return key
     }
 
     /// Creates a fresh random key (and its directory, mode 0700), atomically: written to a
     /// temporary name, synced, then renamed into place without replacing an existing key.
-    public func create() throws(VaultError) -> SymmetricKey {
+    public func create() throws(VaultError) -> LockedKey {
         let split = PathSplit(path)
         try Self.makeDirectories(split.directory)
         let dir: FileDescriptor
@@ -61,7 +61,7 @@ public struct DeviceKeyFile: Sendable, Equatable {
             throw .system(operation: "open directory", path: split.directory, errno: error)
         }
         defer { dir.close() }
-        let key = SymmetricKey.random()
+        let key = LockedKey.random()
         let temporary = ".\(split.name).tmp.\(getpid())"
         do {
             let fd = try FileDescriptor.open(temporary, in: dir, [.writeOnly, .create, .exclusive], mode: 0o600)
@@ -84,7 +84,7 @@ public struct DeviceKeyFile: Sendable, Equatable {
     }
 
     /// Loads the key, or creates it when there is none; `created` tells the caller to warn.
-    public func loadOrCreate() throws(VaultError) -> (key: SymmetricKey, created: Bool) {
+    public func loadOrCreate() throws(VaultError) -> (key: LockedKey, created: Bool) {
         do {
             return (try load(), false)
         } catch .deviceKeyMissing {

@@ -9,10 +9,10 @@ import ProtfsSystem
 public struct ChunkCipher: Sendable {
     static let associatedDataByteCount = ObjectID.byteCount + 8 + 1
 
-    private let key: SymmetricKey
+    private let key: LockedKey
     private let fileID: ObjectID
 
-    public init(fileKey: SymmetricKey, fileID: ObjectID) {
+    public init(fileKey: LockedKey, fileID: ObjectID) {
         key = fileKey
         self.fileID = fileID
     }

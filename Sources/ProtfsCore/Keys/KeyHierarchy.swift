@@ -28,21 +28,21 @@ enum KDFContexts {
 /// The keys derived from the device key. Available in every lock state.
 public final class DeviceKeys: Sendable {
     /// MAC key of the key-check value that tells a wrong device key from a wrong passcode.
-    public let keyCheck: SymmetricKey
+    public let keyCheck: LockedKey
     /// MAC key over the whole keybag.
-    public let keybagMAC: SymmetricKey
+    public let keybagMAC: LockedKey
     /// Wraps the keybag entries that need no passcode (filesystem key, `none` class key).
-    public let wrap: SymmetricKey
+    public let wrap: LockedKey
     /// Tangles the Argon2id output with the device (keyed BLAKE2b).
-    public let passcodeTangle: SymmetricKey
+    public let passcodeTangle: LockedKey
     /// MAC key of per-file headers, so a file's class can be checked in every state.
-    public let headerMAC: SymmetricKey
+    public let headerMAC: LockedKey
     /// Stream key that hides a header slot's class and wrap fields (format 2).
-    public let headerClass: SymmetricKey
+    public let headerClass: LockedKey
     /// Binds the keys of `...ThisDeviceOnly` keychain items to this device.
-    public let itemDevice: SymmetricKey
+    public let itemDevice: LockedKey
 
-    public init(deviceKey: SymmetricKey) {
+    public init(deviceKey: LockedKey) {
         keyCheck = deviceKey.deriveSubkey(context: KDFContexts.deviceKeyCheck)
         keybagMAC = deviceKey.deriveSubkey(context: KDFContexts.keybagMAC)
         wrap = deviceKey.deriveSubkey(context: KDFContexts.deviceWrap)
@@ -55,22 +55,22 @@ public final class DeviceKeys: Sendable {
 
 /// The keys derived from the filesystem key: everything that protects metadata.
 public final class FilesystemKeys: Sendable {
-    public let nameMAC: SymmetricKey
-    public let nameEncryption: SymmetricKey
-    public let directoryMetadata: SymmetricKey
+    public let nameMAC: LockedKey
+    public let nameEncryption: LockedKey
+    public let directoryMetadata: LockedKey
     /// Stream key that hides a directory record's class (format 2).
-    public let directoryClass: SymmetricKey
-    public let xattrValue: SymmetricKey
-    public let xattrNameMAC: SymmetricKey
-    public let xattrNameEncryption: SymmetricKey
-    public let symlinkTarget: SymmetricKey
-    public let classHint: SymmetricKey
+    public let directoryClass: LockedKey
+    public let xattrValue: LockedKey
+    public let xattrNameMAC: LockedKey
+    public let xattrNameEncryption: LockedKey
+    public let symlinkTarget: LockedKey
+    public let classHint: LockedKey
     /// Names keychain item records (keyed BLAKE2b of owner, service and account).
-    public let itemName: SymmetricKey
+    public let itemName: LockedKey
     /// Seals keychain item attributes.
-    public let itemMetadata: SymmetricKey
+    public let itemMetadata: LockedKey
 
-    public init(filesystemKey: SymmetricKey) {
+    public init(filesystemKey: LockedKey) {
         nameMAC = filesystemKey.deriveSubkey(context: KDFContexts.nameMAC)
         nameEncryption = filesystemKey.deriveSubkey(context: KDFContexts.nameEncryption)
         directoryMetadata = filesystemKey.deriveSubkey(context: KDFContexts.directoryMetadata)

@@ -15,10 +15,10 @@ public struct SIVNameCipher: Sendable {
     static let sivByteCount = 16
     static let blockSize = 16
 
-    private let macKey: SymmetricKey
-    private let streamKey: SymmetricKey
+    private let macKey: LockedKey
+    private let streamKey: LockedKey
 
-    public init(macKey: SymmetricKey, streamKey: SymmetricKey) {
+    public init(macKey: LockedKey, streamKey: LockedKey) {
         self.macKey = macKey
         self.streamKey = streamKey
     }

@@ -13,7 +13,7 @@ public final class ClassKeyring: Sendable {
     public let classBPublicKey: [UInt8]
     /// Symmetric keys of `complete`, `completeUntilFirstUserAuthentication` and `none`, and the
     /// private key of `completeUnlessOpen`, by class.
-    private let keys = Mutex<[ProtectionClass: SymmetricKey]>([:])
+    private let keys = Mutex<[ProtectionClass: LockedKey]>([:])
     /// The per-file keys unwrapped under these class keys that are still in memory.
     public let fileKeys = FileKeyCensus()
 
@@ -24,11 +24,11 @@ public final class ClassKeyring: Sendable {
     }
 
     /// The symmetric key of a class (for `completeUnlessOpen`: its private key), if present.
-    public func key(for protectionClass: ProtectionClass) -> SymmetricKey? {
+    public func key(for protectionClass: ProtectionClass) -> LockedKey? {
         keys.withLock { $0[protectionClass] }
     }
 
-    public func install(_ key: SymmetricKey, for protectionClass: ProtectionClass) {
+    public func install(_ key: LockedKey, for protectionClass: ProtectionClass) {
         keys.withLock { $0[protectionClass] = key }
     }
 

@@ -56,9 +56,9 @@ public struct FileHeader: Sendable {
     /// needed, so this works while locked. `EACCES` when the needed key is not in `keyring`.
     /// (`version` 1 is for tests of what the first builds wrote.)
     public static func create(protectionClass: ProtectionClass, keyring: ClassKeyring,
-                              version: UInt16 = formatVersion) throws(Errno) -> (FileHeader, SymmetricKey) {
+                              version: UInt16 = formatVersion) throws(Errno) -> (FileHeader, LockedKey) {
         let fileID = ObjectID.random()
-        let fileKey = SymmetricKey.random()
+        let fileKey = LockedKey.random()
         let prefix = Self.prefix(fileID: fileID, version: version)
         let slot = HeaderSlot(generation: 1, protectionClass: protectionClass,
                               wrappedKey: try WrappedFileKey(wrapping: fileKey, for: protectionClass, fileID: fileID,
@@ -96,7 +96,7 @@ public struct FileHeader: Sendable {
 
     /// Unwraps the per-file key: `EACCES` if the class key (for `completeUnlessOpen`, its
     /// private key) is not installed, `EIO` if authentication fails.
-    public func unwrapFileKey(keyring: ClassKeyring) throws(Errno) -> SymmetricKey {
+    public func unwrapFileKey(keyring: ClassKeyring) throws(Errno) -> LockedKey {
         try activeSlot.wrappedKey.unwrap(for: protectionClass, fileID: fileID, version: version, keyring: keyring)
     }
 
@@ -105,7 +105,7 @@ public struct FileHeader: Sendable {
     /// under the old class must not outlive the re-class). The header keeps its format
     /// version: the prefix both slots authenticate cannot change in place. Nothing is written: call
     /// `commitRewrap(to:)`. `EACCES` when the new class's key is not in `keyring`.
-    public mutating func rewrap(to newClass: ProtectionClass, fileKey: SymmetricKey, keyring: ClassKeyring) throws(Errno) {
+    public mutating func rewrap(to newClass: ProtectionClass, fileKey: LockedKey, keyring: ClassKeyring) throws(Errno) {
         let slot = HeaderSlot(generation: generation + 1, protectionClass: newClass,
                               wrappedKey: try WrappedFileKey(wrapping: fileKey, for: newClass, fileID: fileID,
                                                              version: version, keyring: keyring))

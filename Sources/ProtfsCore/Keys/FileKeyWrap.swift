@@ -18,7 +18,7 @@ public enum FileKeyWrapKind: UInt8, Sendable {
 
 /// A per-file key as a header slot stores it.
 struct WrappedFileKey: Sendable {
-    static let sealedByteCount = SymmetricKey.byteCount + XChaCha20Poly1305.overhead
+    static let sealedByteCount = LockedKey.byteCount + XChaCha20Poly1305.overhead
     static let noEphemeralKey = [UInt8](repeating: 0, count: X25519.publicKeyByteCount)
     private static let classBWrapContext = Array("protfs class B wrap v1".utf8)
 
@@ -35,7 +35,7 @@ struct WrappedFileKey: Sendable {
 
     /// Wraps `fileKey` for `protectionClass`. Needs only the class public key for
     /// `completeUnlessOpen`, the class key otherwise; `EACCES` when it is not in `keyring`.
-    init(wrapping fileKey: SymmetricKey, for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16,
+    init(wrapping fileKey: LockedKey, for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16,
          keyring: ClassKeyring) throws(Errno) {
         let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, version: version, vaultID: keyring.vaultID)
         switch FileKeyWrapKind(for: protectionClass) {
@@ -50,7 +50,7 @@ struct WrappedFileKey: Sendable {
             // are wiped when these locals go out of scope.
             let ephemeralSecret = X25519.generatePrivateKey()
             let ephemeralPublicKey = X25519.publicKey(for: ephemeralSecret)
-            let shared: SymmetricKey
+            let shared: LockedKey
             // A low-order public key can only come from a damaged keyring.
             do { shared = try X25519.sharedSecret(privateKey: ephemeralSecret, peerPublicKey: classPublicKey) } catch { throw .io }
             let wrapKey = Self.classBWrapKey(shared: shared, ephemeralPublicKey: ephemeralPublicKey,
@@ -62,15 +62,15 @@ struct WrappedFileKey: Sendable {
 
     /// Unwraps the per-file key: `EACCES` when the class key (for `completeUnlessOpen`, its
     /// private key) is not installed, `EIO` when authentication fails.
-    func unwrap(for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16, keyring: ClassKeyring) throws(Errno) -> SymmetricKey {
+    func unwrap(for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16, keyring: ClassKeyring) throws(Errno) -> LockedKey {
         guard let classKey = keyring.key(for: protectionClass) else { throw .permissionDenied }
         let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, version: version, vaultID: keyring.vaultID)
-        let unwrapKey: SymmetricKey
+        let unwrapKey: LockedKey
         switch kind {
         case .classKey:
             unwrapKey = classKey
         case .ephemeralX25519:
-            let shared: SymmetricKey
+            let shared: LockedKey
             do { shared = try X25519.sharedSecret(privateKey: classKey, peerPublicKey: ephemeralPublicKey) } catch { throw .io }
             unwrapKey = Self.classBWrapKey(shared: shared, ephemeralPublicKey: ephemeralPublicKey,
                                            classPublicKey: keyring.classBPublicKey, keyring: keyring, fileID: fileID)
@@ -89,9 +89,9 @@ struct WrappedFileKey: Sendable {
         return ad
     }
 
-    private static func classBWrapKey(shared: SymmetricKey, ephemeralPublicKey: [UInt8], classPublicKey: [UInt8],
-                                      keyring: ClassKeyring, fileID: ObjectID) -> SymmetricKey {
-        var hash = BLAKE2b(outputByteCount: SymmetricKey.byteCount)
+    private static func classBWrapKey(shared: LockedKey, ephemeralPublicKey: [UInt8], classPublicKey: [UInt8],
+                                      keyring: ClassKeyring, fileID: ObjectID) -> LockedKey {
+        var hash = BLAKE2b(outputByteCount: LockedKey.byteCount)
         hash.update(classBWrapContext)
         hash.update(shared)
         hash.update(ephemeralPublicKey)

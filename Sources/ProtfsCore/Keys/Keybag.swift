@@ -49,7 +49,7 @@ public struct Keybag: Sendable, Equatable {
         let sealed: [UInt8]
     }
 
-    static let entryByteCount = 2 + SymmetricKey.byteCount + XChaCha20Poly1305.overhead
+    static let entryByteCount = 2 + LockedKey.byteCount + XChaCha20Poly1305.overhead
     static let entriesOffset = 132
     static let macOffset = entriesOffset + Slot.allCases.count * entryByteCount
     static let macByteCount = 32
@@ -87,11 +87,11 @@ public struct Keybag: Sendable, Equatable {
     }
 
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, salt: [UInt8],
-                                 classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: SymmetricKey, none: SymmetricKey),
-                                 classKeys: PasscodeClassKeys, passcodeKey: SymmetricKey,
+                                 classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
+                                 classKeys: PasscodeClassKeys, passcodeKey: LockedKey,
                                  deviceKeys: DeviceKeys) -> Keybag {
         let entries = Slot.allCases.map { slot -> Entry in
-            let (secret, wrappingKey): (SymmetricKey, SymmetricKey) = switch slot {
+            let (secret, wrappingKey): (LockedKey, LockedKey) = switch slot {
             case .filesystem: (deviceEntryKeys.filesystem, deviceKeys.wrap)
             case .none: (deviceEntryKeys.none, deviceKeys.wrap)
             case .completeUntilFirstUserAuthentication: (classKeys.completeUntilFirstUserAuthentication, passcodeKey)
@@ -188,12 +188,12 @@ public struct Keybag: Sendable, Equatable {
     // MARK: unwrapping
 
     /// The filesystem key: needs the device only, so it is available in every state.
-    public func unwrapFilesystemKey(deviceKeys: DeviceKeys) throws(VaultError) -> SymmetricKey {
+    public func unwrapFilesystemKey(deviceKeys: DeviceKeys) throws(VaultError) -> LockedKey {
         try unwrapDamageOnFailure(.filesystem, with: deviceKeys.wrap)
     }
 
     /// The `none` class key: needs the device only.
-    public func unwrapNoneKey(deviceKeys: DeviceKeys) throws(VaultError) -> SymmetricKey {
+    public func unwrapNoneKey(deviceKeys: DeviceKeys) throws(VaultError) -> LockedKey {
         try unwrapDamageOnFailure(.none, with: deviceKeys.wrap)
     }
 
@@ -214,12 +214,12 @@ public struct Keybag: Sendable, Equatable {
         return keys
     }
 
-    private func unwrap(_ slot: Slot, with key: SymmetricKey) throws -> SymmetricKey {
+    private func unwrap(_ slot: Slot, with key: LockedKey) throws -> LockedKey {
         let ad = Self.associatedData(version: version, vaultID: vaultID, slot: slot, generation: generation)
         return try XChaCha20Poly1305.unwrap(entries[slot.rawValue].sealed, authenticating: ad, with: key)
     }
 
-    private func unwrapDamageOnFailure(_ slot: Slot, with key: SymmetricKey) throws(VaultError) -> SymmetricKey {
+    private func unwrapDamageOnFailure(_ slot: Slot, with key: LockedKey) throws(VaultError) -> LockedKey {
         do { return try unwrap(slot, with: key) } catch {
             throw .keybagDamaged(reason: "entry \(slot.rawValue + 1) does not open")
         }
@@ -245,12 +245,12 @@ public struct Keybag: Sendable, Equatable {
     /// `BLAKE2b-256(key = tangle, "protfs passcode v1" || vault id || Argon2id(passcode))`;
     /// the Argon2id output is wiped as soon as it is tangled.
     static func derivePasscodeKey(passcode: SecureBuffer, salt: [UInt8], kdf: Argon2idParameters, vaultID: ObjectID,
-                                  deviceKeys: DeviceKeys) throws(VaultError) -> SymmetricKey {
-        let stretched: SymmetricKey
+                                  deviceKeys: DeviceKeys) throws(VaultError) -> LockedKey {
+        let stretched: LockedKey
         do { stretched = try Argon2id.deriveKey(passcode: passcode, salt: salt, parameters: kdf) } catch {
             throw .passcodeHashFailed
         }
-        var tangle = BLAKE2b(key: deviceKeys.passcodeTangle, outputByteCount: SymmetricKey.byteCount)
+        var tangle = BLAKE2b(key: deviceKeys.passcodeTangle, outputByteCount: LockedKey.byteCount)
         tangle.update(Array("protfs passcode v1".utf8))
         tangle.update(vaultID.bytes)
         tangle.update(stretched)
@@ -294,7 +294,7 @@ public struct Keybag: Sendable, Equatable {
 
 /// The keys a passcode unlocks.
 public struct PasscodeClassKeys: Sendable {
-    public let complete: SymmetricKey
-    public let completeUntilFirstUserAuthentication: SymmetricKey
-    public let completeUnlessOpenPrivate: SymmetricKey
+    public let complete: LockedKey
+    public let completeUntilFirstUserAuthentication: LockedKey
+    public let completeUnlessOpenPrivate: LockedKey
 }

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsSystem
 
 /// Delays only tests ask for, through the daemon's environment (as `PROTFS_TEST_DELAY_SCALE`
 /// shortens the rate limiter's): each can only slow the daemon down, is read once, and is
@@ -9,13 +10,13 @@ enum TestDelays {
     /// before it syncs, as on a slow disk, so a test can lock while one is in flight.
     static let fsync = seconds(from: "PROTFS_TEST_FSYNC_DELAY")
 
-    static func pause(_ delay: Double?) {
+    static func pause(_ delay: Duration?) {
         guard let delay else { return }
-        usleep(UInt32(delay * 1_000_000))
+        sleep(for: delay)
     }
 
-    private static func seconds(from variable: String) -> Double? {
+    private static func seconds(from variable: String) -> Duration? {
         guard let raw = getenv(variable), let value = Double(String(cString: raw)), value > 0, value <= 60 else { return nil }
-        return value
+        return .seconds(value)
     }
 }

@@ -75,7 +75,7 @@ public final class LockController: Sendable {
     public var graceSecondsLeft: Int? {
         guard case .locking(let deadline) = phase.withLock({ $0 }) else { return nil }
         let now = MonotonicClock.nanoseconds()
-        return deadline > now ? Int((deadline - now + 999_999_999) / 1_000_000_000) : 0
+        return deadline > now ? Duration.nanoseconds(deadline - now).secondsRoundedUp : 0
     }
 
     // MARK: requests
@@ -157,7 +157,7 @@ public final class LockController: Sendable {
         let started: Bool = transitions.withLock { _ in
             switch phase.withLock({ $0 }) {
             case .unlocked:
-                let deadline = MonotonicClock.nanoseconds() + UInt64(request == .now ? 0 : grace) * 1_000_000_000
+                let deadline = MonotonicClock.nanoseconds(after: .seconds(request == .now ? 0 : grace))
                 gate.withExclusive { phase.withLock { $0 = .locking(deadline: deadline) } }
                 return true
             default:
@@ -237,12 +237,12 @@ public final class LockController: Sendable {
             // no idleness at all (and an unsigned difference would trap the daemon).
             let last = lastActivity.load(ordering: .relaxed)
             let now = MonotonicClock.nanoseconds()
-            let idle = (now > last ? now - last : 0) / 1_000_000_000
-            if idle >= UInt64(autolock) && state == .unlocked {
+            let idle = Duration.nanoseconds(now > last ? now - last : 0)
+            if idle >= .seconds(autolock) && state == .unlocked {
                 queue.async { [self] in lock(.normal) }
                 scheduleAutolockCheck(after: autolock)
             } else {
-                scheduleAutolockCheck(after: autolock - Int(min(idle, UInt64(autolock))))
+                scheduleAutolockCheck(after: autolock - Int(min(idle.components.seconds, Int64(autolock))))
             }
         }
     }
