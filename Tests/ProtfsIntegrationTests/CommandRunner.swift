@@ -30,7 +30,7 @@ enum CommandRunner {
     /// Runs a script kept in `Scripts/` beside the tests: bash, or Python 3 for a `.py` one.
     static func script(_ name: String, _ arguments: [String], environment: [String: String]? = nil,
                        timeout: TimeInterval = 120) -> CommandResult {
-        run(name.hasSuffix(".py") ? "/usr/bin/python3" : "/bin/bash", [scriptPath(name)] + arguments,
+        run(name.hasSuffix(".py") ? "python3" : "/bin/bash", [scriptPath(name)] + arguments,
             environment: environment, timeout: timeout)
     }
 
