@@ -5,6 +5,7 @@
 # torn chunk). Exits with the check's status.
 set -u
 # No -e: the writes that fill the disk are meant to fail.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mnt=$1
 scratch=$2
 cd "$mnt"
@@ -13,22 +14,4 @@ cp kept "$scratch/reference"
 head -c 2500000 /dev/urandom > big 2>/dev/null
 head -c 8000000 /dev/zero > filler 2>/dev/null
 # On a full disk: overwrite the middle of 'kept' and try to grow it.
-python3 - "$scratch/reference" <<'PY'
-import os, sys
-fd = os.open("kept", os.O_WRONLY)
-for offset in range(300000, 350000, 5000):
-    try:
-        os.pwrite(fd, os.urandom(5000), offset)
-    except OSError:
-        pass
-try:
-    os.pwrite(fd, b"grow" * 50000, 1000000)
-except OSError:
-    pass
-os.close(fd)
-data = open("kept", "rb").read()   # EIO here would be a torn chunk
-ref = open(sys.argv[1], "rb").read()
-assert data[:300000 - 4096] == ref[:300000 - 4096], "bytes before the overwrite changed"
-assert data[350000 + 4096:1000000] == ref[350000 + 4096:], "bytes after the overwrite changed"
-open("big", "rb").read(); open("filler", "rb").read()
-PY
+python3 "$here/overwrite-on-full-disk.py" "$scratch/reference"

@@ -3,6 +3,7 @@
 # target, FIFOs, renameat2 with RENAME_NOREPLACE and RENAME_EXCHANGE, 255-byte names,
 # directory renames.
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mnt=$1
 cd "$mnt"
 echo one > f
@@ -21,19 +22,7 @@ mkfifo pipe
 [ "$(stat -c %F pipe)" = fifo ]
 (echo through > pipe &) ; [ "$(cat pipe)" = through ]
 echo A > a; echo B > b
-python3 - <<'PY'
-import ctypes, os, errno
-libc = ctypes.CDLL(None, use_errno=True)
-AT_FDCWD = -100
-def renameat2(a, b, flags):
-    r = libc.renameat2(AT_FDCWD, a.encode(), AT_FDCWD, b.encode(), flags)
-    return 0 if r == 0 else ctypes.get_errno()
-assert renameat2("a", "b", 1) == errno.EEXIST          # RENAME_NOREPLACE
-assert renameat2("a", "b", 2) == 0                     # RENAME_EXCHANGE
-assert open("a").read() == "B\n" and open("b").read() == "A\n"
-assert renameat2("a", "c", 1) == 0
-assert not os.path.exists("a") and open("c").read() == "B\n"
-PY
+python3 "$here/renameat2-flags.py"
 name=$(printf 'n%.0s' $(seq 1 255))
 echo long > "$name"
 [ "$(cat "$name")" = long ]

@@ -3,17 +3,12 @@
 # drops set-ID bits as the kernel does (set-group-ID only with group execute), through the page
 # cache, write-only and O_DIRECT descriptors; a write by root keeps them; the data lands.
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mnt=$1
 cd "$mnt"
 chmod 1777 .
-write() { setpriv "$@" /usr/bin/python3 -c '
-import mmap, os, sys
-flags = {"cached": os.O_RDWR, "writeonly": os.O_WRONLY, "direct": os.O_WRONLY | os.O_DIRECT}[sys.argv[2]]
-fd = os.open(sys.argv[1], flags)
-block = mmap.mmap(-1, 4096)
-block.write(b"w" * 4096)
-assert os.pwritev(fd, [block], 4096) == 4096
-os.close(fd)' "$file" "$how"; }
+# The script on standard input: the user the write runs as may not read this directory.
+write() { setpriv "$@" /usr/bin/python3 - "$file" "$how" < "$here/write-second-block.py"; }
 nobody="--reuid=65534 --regid=65534 --clear-groups"
 for how in cached writeonly direct; do
     for case in 6775:775 4755:755 2775:775 2765:2765; do
