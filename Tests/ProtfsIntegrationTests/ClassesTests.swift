@@ -119,12 +119,7 @@ struct ClassesTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let setup = vault.shell("""
-            set -e
-            mkdir l1; setfattr -n user.protfs.class -v complete l1
-            mkdir l1/l2 l1/l2/l3
-            echo deep > l1/l2/l3/f
-            """)
+        let setup = CommandRunner.script("make-nested-classes.sh", [vault.mountpoint])
         try #require(setup.succeeded, "\(setup.stderr)")
         #expect(vault.protectionClass(of: ".") == "completeUntilFirstUserAuthentication")
         for inherited in ["l1", "l1/l2", "l1/l2/l3", "l1/l2/l3/f"] {
@@ -151,14 +146,7 @@ struct ClassesTests {
         try vault.mount()
         defer { try? vault.unmount() }
         try vault.makeClassDirectories(holding: ["f": "moved\n"])
-        let moves = vault.shell("""
-            set -e
-            mkdir d-complete/tree; echo inside > d-complete/tree/g
-            mv d-complete/f d-none/from-complete
-            mv d-complete/tree d-none/tree
-            ln d-completeUnlessOpen/f d-none/linked
-            mv d-none/f d-complete/from-none
-            """)
+        let moves = CommandRunner.script("move-and-link-across-classes.sh", [vault.mountpoint])
         try #require(moves.succeeded, "\(moves.stderr)")
         let expected = ["d-none/from-complete": "complete", "d-none/tree": "complete", "d-none/tree/g": "complete",
                         "d-none/linked": "completeUnlessOpen", "d-completeUnlessOpen/f": "completeUnlessOpen",
@@ -235,13 +223,7 @@ struct ClassesTests {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        let setup = vault.shell("""
-            set -e
-            chmod 755 .
-            mkdir shared; chmod 777 shared; setfattr -n user.protfs.class -v completeUnlessOpen shared
-            echo by root > shared/f; chmod 666 shared/f
-            mkdir shared/d; chmod 777 shared/d
-            """)
+        let setup = CommandRunner.script("make-shared-class-directory.sh", [vault.mountpoint])
         try #require(setup.succeeded, "\(setup.stderr)")
         let nobody = "setpriv --reuid=65534 --regid=65534 --clear-groups"
         let writes = vault.shell("\(nobody) bash -c 'echo by nobody >> shared/f && setfattr -n user.note -v n shared/f'")
@@ -269,31 +251,13 @@ struct ClassesTests {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        vault.check("""
-            chmod 755 .
-            mkdir team
-            chgrp \(user.gid) team
-            chmod 775 team
-            setfattr -n user.protfs.class -v complete team
-            echo shared > team/f
-            chgrp \(user.gid) team/f
-            chmod 664 team/f
-            \(user.runs) unshare -Ur sh -c 'echo more >> team/f'
-            """)
+        vault.checkScript("team-class-directory.sh", ["make", String(user.uid), String(user.gid)])
         for target in ["team", "team/f"] {
             let reclass = vault.shell("\(user.runs) unshare -Ur setfattr -n user.protfs.class -v none \(target)")
             #expect(!reclass.succeeded && reclass.stderr.contains("Operation not permitted"), "\(target): \(reclass.stderr)")
             #expect(vault.protectionClass(of: target) == "complete", "\(target)")
         }
-        vault.check("""
-            \(user.runs) sh -c 'echo mine > team/mine'
-            \(user.runs) unshare -Ur setfattr -n user.protfs.class -v none team/mine
-            [ "$(getfattr --only-values -n user.protfs.class team/mine)" = none ]
-            setfattr -n user.protfs.class -v completeUnlessOpen team team/mine
-            [ "$(getfattr --only-values -n user.protfs.class team)" = completeUnlessOpen ]
-            [ "$(getfattr --only-values -n user.protfs.class team/mine)" = completeUnlessOpen ]
-            [ "$(cat team/f team/mine)" = "$(printf 'shared\\nmore\\nmine')" ]
-            """)
+        vault.checkScript("team-class-directory.sh", ["reclass", String(user.uid), String(user.gid)])
     }
 
     @Test("symlinks and FIFOs have no class: getfattr says No such attribute, getfattr -d lists none")

@@ -27,9 +27,11 @@ enum CommandRunner {
         return packageRoot.appendingPathComponent(".build/debug/\(name)").path
     }
 
-    /// Runs a bash script kept in `Scripts/` beside the tests.
-    static func script(_ name: String, _ arguments: [String], timeout: TimeInterval = 120) -> CommandResult {
-        run("/bin/bash", [scriptPath(name)] + arguments, timeout: timeout)
+    /// Runs a script kept in `Scripts/` beside the tests: bash, or Python 3 for a `.py` one.
+    static func script(_ name: String, _ arguments: [String], environment: [String: String]? = nil,
+                       timeout: TimeInterval = 120) -> CommandResult {
+        run(name.hasSuffix(".py") ? "python3" : "/bin/bash", [scriptPath(name)] + arguments,
+            environment: environment, timeout: timeout)
     }
 
     @discardableResult

@@ -20,35 +20,7 @@ struct FullDiskTests {
         try vault.initialize()
         try vault.mount()
         defer { try? vault.unmount() }
-        let script = """
-            set -u
-            cd '\(vault.mountpoint)'
-            head -c 1000000 /dev/urandom > kept
-            cp kept '\(vault.root.path)/reference'
-            head -c 2500000 /dev/urandom > big 2>/dev/null
-            head -c 8000000 /dev/zero > filler 2>/dev/null
-            # On a full disk: overwrite the middle of 'kept' and try to grow it.
-            python3 - <<'PY'
-            import os
-            fd = os.open("kept", os.O_WRONLY)
-            for offset in range(300000, 350000, 5000):
-                try:
-                    os.pwrite(fd, os.urandom(5000), offset)
-                except OSError:
-                    pass
-            try:
-                os.pwrite(fd, b"grow" * 50000, 1000000)
-            except OSError:
-                pass
-            os.close(fd)
-            data = open("kept", "rb").read()   # EIO here would be a torn chunk
-            ref = open("\(vault.root.path)/reference", "rb").read()
-            assert data[:300000 - 4096] == ref[:300000 - 4096], "bytes before the overwrite changed"
-            assert data[350000 + 4096:1000000] == ref[350000 + 4096:], "bytes after the overwrite changed"
-            open("big", "rb").read(); open("filler", "rb").read()
-            PY
-            """
-        let result = CommandRunner.shell(script, timeout: 120)
+        let result = CommandRunner.script("full-disk-tears-nothing.sh", [vault.mountpoint, vault.root.path], timeout: 120)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
         let fill = CommandRunner.shell("head -c 8000000 /dev/zero > '\(vault.path("more"))'")
         #expect(fill.stderr.contains("No space left on device"), "\(fill.stderr)")

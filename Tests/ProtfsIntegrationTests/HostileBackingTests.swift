@@ -19,13 +19,7 @@ struct HostileBackingTests {
         let outside = vault.root.path + "/outside"
         try vault.mount()
         defer { try? vault.unmount() }
-        let made = vault.shell("""
-            set -e
-            for f in symfile relsym fifo device hardlink plain; do printf 'inside %s' "$f" > "$f"; done
-            mkdir symdir metadir; printf 'x' > metadir/kept
-            printf 'long' > \(Self.longName)
-            ln -s "$(head -c 4000 /dev/zero | tr '\\0' t)" longlink
-            """)
+        let made = CommandRunner.script("make-plant-sites.sh", [vault.mountpoint, Self.longName])
         try #require(made.succeeded, "\(made.stderr)")
         let names = ["symfile", "relsym", "fifo", "device", "hardlink", "symdir", "metadir", Self.longName]
         let backing = Dictionary(uniqueKeysWithValues: zip(names, try vault.backingPaths(of: names)))
@@ -33,94 +27,15 @@ struct HostileBackingTests {
         let dotNames = try ["..", ".", "a/b", "nul\u{0}inside"].map { try keys.storedName(Array($0.utf8)) }
         try vault.unmount()
 
-        let outsideSetup = CommandRunner.shell("""
-            set -e
-            mkdir -p '\(outside)/dir'
-            printf 'outside secret' > '\(outside)/file'
-            printf 'outside, hard-linked' > '\(outside)/linked'
-            chmod 0640 '\(outside)/file' '\(outside)/linked'
-            touch -d '2001-02-03 04:05:06' '\(outside)/file' '\(outside)/linked' '\(outside)/dir'
-            """)
+        let outsideSetup = CommandRunner.script("make-outside-tree.sh", [outside])
         try #require(outsideSetup.succeeded, "\(outsideSetup.stderr)")
         let before = try snapshot(outside)
-        // One command a line, so `set -e` stops at the first that fails (it ignores failures
-        // inside `&&` lists); names as `./NAME`, since a base64url name may start with `-`.
-        let plant = CommandRunner.shell("""
-            set -e
-            cd '\(vault.backing)'
-            rm './\(backing["symfile"]!)'
-            ln -s '\(outside)/file' './\(backing["symfile"]!)'
-            rm './\(backing["relsym"]!)'
-            ln -s ../outside/file './\(backing["relsym"]!)'
-            rm './\(backing["fifo"]!)'
-            mkfifo './\(backing["fifo"]!)'
-            rm './\(backing["device"]!)'
-            mknod './\(backing["device"]!)' c 1 5
-            rm './\(backing["hardlink"]!)'
-            ln '\(outside)/linked' './\(backing["hardlink"]!)'
-            rm -r './\(backing["symdir"]!)'
-            ln -s '\(outside)/dir' './\(backing["symdir"]!)'
-            rm './\(backing["metadir"]!)/protfs.dir'
-            ln -s '\(outside)/file' './\(backing["metadir"]!)/protfs.dir'
-            rm './\(backing[Self.longName]!).name'
-            mkfifo './\(backing[Self.longName]!).name'
-            rm -r protfs.links
-            ln -s '\(outside)/dir' protfs.links
-            touch './\(dotNames[0])' './\(dotNames[1])'
-            mkdir './\(dotNames[2])'
-            ln -s ../outside './\(dotNames[3])'
-            stat -c %F './\(backing["fifo"]!)' './\(backing["device"]!)' './\(backing["symfile"]!)'
-            """)
+        let plant = CommandRunner.script("plant-hostile-objects.sh", [vault.backing, outside] + names.map { backing[$0]! } + dotNames)
         try #require(plant.succeeded && plant.stdout == "fifo\ncharacter special file\nsymbolic link\n",
                      "planting: \(plant.stdout)\(plant.stderr) in \(backing)")
 
         try vault.mount()
-        let result = PythonChecks.run("""
-            LONG = sys.argv[2]
-            EIO, EACCES, ENXIO, EPERM, ENODATA = Fails(errno.EIO), Fails(errno.EACCES), Fails(errno.ENXIO), Fails(errno.EPERM), Fails(errno.ENODATA)
-            is_kind = lambda check: (lambda st: check(st.st_mode))
-            for link in ["symfile", "relsym"]:
-                expect(link + " is a symlink", lambda: os.lstat(link), is_kind(stat.S_ISLNK))
-                expect(link + ": readlink", lambda: os.readlink(link), EIO)
-                expect(link + ": open", lambda: os.open(link, os.O_RDONLY), EIO)
-                expect(link + ": open for writing", lambda: os.open(link, os.O_WRONLY | os.O_CREAT), EIO)
-                expect(link + ": chmod (follows)", lambda: os.chmod(link, 0o777), EIO)
-                expect(link + ": chown -h", lambda: os.lchown(link, 65534, 65534))
-                expect(link + ": touch -h", lambda: os.utime(link, (1, 1), follow_symlinks=False))
-                expect(link + ": user xattr on a symlink", lambda: os.setxattr(link, "user.x", b"x", follow_symlinks=False), EPERM)
-            expect("fifo is a FIFO", lambda: os.lstat("fifo"), is_kind(stat.S_ISFIFO))
-            expect("fifo: open to read (the kernel's pipe, no writer)", lambda: os.read(os.open("fifo", os.O_RDONLY | os.O_NONBLOCK), 10), b"")
-            expect("fifo: open to write with no reader", lambda: os.open("fifo", os.O_WRONLY | os.O_NONBLOCK), ENXIO)
-            expect("fifo: no class", lambda: os.getxattr("fifo", "user.protfs.class"), ENODATA)
-            expect("fifo: chmod", lambda: os.chmod("fifo", 0o600))
-            expect("device is a character device", lambda: os.lstat("device"), lambda st: stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 5))
-            expect("device: open (the mount is nodev)", lambda: os.open("device", os.O_RDONLY), EACCES)
-            expect("device: chown", lambda: os.chown("device", 65534, 65534))
-            expect("hardlink is a regular file", lambda: os.lstat("hardlink"), is_kind(stat.S_ISREG))
-            for label, call in [("open", lambda: os.open("hardlink", os.O_RDONLY)), ("open for writing", lambda: os.open("hardlink", os.O_WRONLY)),
-                                ("truncate", lambda: os.truncate("hardlink", 0)), ("chmod", lambda: os.chmod("hardlink", 0o777)),
-                                ("chown", lambda: os.chown("hardlink", 65534, 65534)), ("touch", lambda: os.utime("hardlink", (1, 1))),
-                                ("link", lambda: os.link("hardlink", "hardlink2")), ("set xattr", lambda: os.setxattr("hardlink", "user.x", b"x")),
-                                ("class", lambda: os.getxattr("hardlink", "user.protfs.class"))]:
-                expect("hardlink: " + label, call, EIO)
-            expect("hardlink: rename (inside the backing directory)", lambda: os.rename("hardlink", "hardlink3"))
-            expect("hardlink: unlink", lambda: os.unlink("hardlink3"))
-            expect("symdir is a symlink", lambda: os.lstat("symdir"), is_kind(stat.S_ISLNK))
-            expect("symdir: list", lambda: os.listdir("symdir"), EIO)
-            expect("symdir: create in it", lambda: os.open("symdir/new", os.O_WRONLY | os.O_CREAT), EIO)
-            expect("symdir: mkdir in it", lambda: os.mkdir("symdir/sub"), EIO)
-            expect("metadir is still a directory", lambda: os.lstat("metadir"), is_kind(stat.S_ISDIR))
-            expect("metadir: list", lambda: os.listdir("metadir"), EIO)
-            expect("metadir: look up", lambda: os.stat("metadir/kept"), EIO)
-            expect("metadir: create in it", lambda: os.open("metadir/new", os.O_WRONLY | os.O_CREAT), EIO)
-            expect("metadir: class", lambda: os.getxattr("metadir", "user.protfs.class"), EIO)
-            expect("the long name with a FIFO sidecar reads", lambda: open(LONG, "rb").read(), b"long")
-            expect("longlink with the link store planted", lambda: os.readlink("longlink"), EIO)
-            expect("a new long symlink with the link store planted", lambda: os.symlink("t" * 4000, "newlong"), EIO)
-            expect("the listing shows no dot or slash names and skips the long one",
-                   lambda: sorted(os.listdir(".")), sorted(["symfile", "relsym", "fifo", "device", "symdir", "metadir", "plain", "longlink"]))
-            expect("plain still reads", lambda: open("plain", "rb").read(), b"inside plain")
-            """, in: vault.mountpoint, arguments: [Self.longName])
+        let result = CommandRunner.script("hostile-backing-objects.py", [vault.mountpoint, Self.longName], timeout: 300)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
         #expect(vault.daemon?.isRunning == true, "the daemon is gone: \(vault.daemonOutput)")
         try vault.unmount()
@@ -195,11 +110,7 @@ struct HostileBackingTests {
 
     /// Modes, owners, sizes, mtimes, contents and listings of everything under `directory`.
     func snapshot(_ directory: String) throws -> String {
-        let result = CommandRunner.shell("""
-            cd '\(directory)' && find . | sort | while read -r p; do
-                stat -c '%n %F %a %u:%g %s %.9Y' "$p"; [ -f "$p" ] && sha256sum < "$p"
-            done
-            """)
+        let result = CommandRunner.script("snapshot-tree.sh", [directory])
         guard result.succeeded else { throw TestFailure("cannot snapshot \(directory): \(result.stderr)") }
         return result.stdout
     }

@@ -26,23 +26,7 @@ struct MountTests {
         try vault.mount(launcher: ["/usr/bin/prlimit", "--nofile=1200:1200", "--"])
         defer { try? vault.unmount() }
         let directory = vault.path("many")
-        let script = """
-            set -e
-            mkdir '\(directory)'
-            cd '\(directory)'
-            for i in $(seq 3000); do echo "$i" > "f$i"; done
-            [ "$(ls -l | grep -c '^-')" = 3000 ]
-            # From cold caches: the kernel's FORGETs thin the table while lookups refill it.
-            for round in 1 2 3 4 5; do
-                sync; echo 3 > /proc/sys/vm/drop_caches
-                [ "$(ls -l | grep -c '^-')" = 3000 ]
-            done
-            [ "$(ls -a | grep -cE '^[.]{1,2}$')" = 2 ]
-            for i in $(seq 3000); do read -r n < "f$i"; [ "$n" = "$i" ]; done
-            cd /
-            rm -rf '\(directory)'
-            """
-        let result = CommandRunner.shell(script, timeout: 300)
+        let result = CommandRunner.script("many-files.sh", [directory], timeout: 300)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
@@ -51,14 +35,7 @@ struct MountTests {
     func listingsWithAndWithoutAttributes() throws {
         let vault = try TestVault()
         try vault.mount()
-        let make = CommandRunner.shell("""
-            set -e
-            cd '\(vault.mountpoint)'
-            mkdir top
-            for d in 1 2 3 4 5; do mkdir "top/sub$d"; for f in 1 2 3; do echo "$d$f" > "top/sub$d/f$f"; done; done
-            for i in $(seq 200); do head -c "$i" /dev/zero > "top/file$i"; done
-            ln -s file7 top/link
-            """, timeout: 120)
+        let make = CommandRunner.script("make-listing-tree.sh", [vault.mountpoint], timeout: 120)
         #expect(make.succeeded, "\(make.stderr)")
         // A fresh mount: the kernel has cached nothing, every entry comes from a listing.
         try vault.unmount()
@@ -71,27 +48,7 @@ struct MountTests {
         #expect(found.stdout.split(separator: "\n").count == 1 + 5 + 15 + 200 + 1, "\(found.stdout)\(found.stderr)")
         // One descriptor per node: the 5 subdirectories and `top`, not the 216 other entries.
         #expect(descriptors() - before < 50, "find made \(descriptors() - before) nodes")
-        let checked = CommandRunner.shell("""
-            set -e
-            cd '\(vault.mountpoint)/top'
-            python3 - <<'PY'
-            import os
-            entries = list(os.scandir("."))
-            assert len(entries) == 206, len(entries)
-            for entry in entries:
-                status = os.lstat(entry.name)
-                assert entry.inode() == status.st_ino, (entry.name, entry.inode(), status.st_ino)
-                assert entry.is_dir(follow_symlinks=False) == (entry.name.startswith("sub")), entry.name
-                assert entry.is_symlink() == (entry.name == "link"), entry.name
-                if entry.name.startswith("file"):
-                    assert status.st_size == int(entry.name[4:]), (entry.name, status.st_size)
-            PY
-            [ "$(ls -l sub3 | grep -c '^-')" = 3 ]
-            [ "$(ls -l | awk '$NF == "file150" { print $5 }')" = 150 ]
-            [ "$(cat sub4/f2)" = 42 ]
-            [ "$(readlink link)" = file7 ]
-            du -s . > /dev/null
-            """)
+        let checked = CommandRunner.script("listing-tree-attributes.sh", [vault.mountpoint])
         #expect(checked.succeeded, "\(checked.stdout)\(checked.stderr)")
     }
 
@@ -100,24 +57,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.check("""
-            mkdir d e
-            for i in $(seq 300); do : > "d/f$i"; done
-            : > e/one
-            python3 - <<'PY'
-            import os
-            for round in range(40):
-                names = os.listdir("d")
-                assert len(names) == 300 + round, (round, len(names))
-                open(f"d/new{round}", "w").close()
-                assert f"new{round}" in os.listdir("d"), round
-                # A listing whose one reply held the whole directory, left before its end.
-                with os.scandir("e") as listing:
-                    next(listing)
-                open(f"e/new{round}", "w").close()
-                assert len(os.listdir("e")) == 2 + round, round
-            PY
-            """)
+        vault.checkScript("listing-after-create.sh")
     }
 
     @Test("tar and rsync -aHX round trips keep contents, links and xattrs")
@@ -126,30 +66,7 @@ struct MountTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let source = vault.root.appendingPathComponent("source").path
-        let script = """
-            set -e
-            mkdir -p '\(source)/a/b'
-            head -c 100000 /dev/urandom > '\(source)/a/b/random'
-            echo hello > '\(source)/a/hello'
-            ln '\(source)/a/hello' '\(source)/a/hardlink'
-            ln -s b/random '\(source)/a/symlink'
-            setfattr -n user.note -v remembered '\(source)/a/hello'
-            tar -C '\(source)' -cf - . | tar -C '\(vault.mountpoint)' -xf -
-            diff -r '\(source)' '\(vault.mountpoint)'
-            # The class cannot be removed (SPEC: EPERM), so rsync -X from a plain directory is
-            # told not to try; the README says so.
-            rsync -aHX --filter='-x user.protfs.class' '\(source)/' '\(vault.path("rsynced"))/'
-            diff -r '\(source)' '\(vault.path("rsynced"))'
-            [ "$(stat -c %h '\(vault.path("rsynced/a/hello"))')" = 2 ]
-            [ "$(getfattr --only-values -n user.note '\(vault.path("rsynced/a/hello"))')" = remembered ]
-            mkdir '\(vault.root.path)/back'
-            rsync -aHX '\(vault.mountpoint)/rsynced/' '\(vault.root.path)/back/'
-            diff -r '\(source)' '\(vault.root.path)/back'
-            [ "$(getfattr --only-values -n user.note '\(vault.root.path)/back/a/hello')" = remembered ]
-            rsync -aHX '\(vault.mountpoint)/rsynced/' '\(vault.path("second"))/'
-            diff -r '\(source)' '\(vault.path("second"))'
-            """
-        let result = CommandRunner.shell(script, timeout: 300)
+        let result = CommandRunner.script("tar-and-rsync.sh", [source, vault.mountpoint, vault.root.path], timeout: 300)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
     }
 
@@ -158,44 +75,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let longTarget = String(repeating: "d/", count: 2047) + "x"  // 4095 bytes
-        vault.check("""
-            echo one > f
-            ln f g
-            ln f h
-            [ "$(stat -c %h f)" = 3 ]
-            rm g
-            [ "$(stat -c %h f)" = 2 ]
-            ln -s '\(longTarget)' longlink
-            [ "$(readlink longlink)" = '\(longTarget)' ]
-            [ "$(stat -c %s longlink)" = 4095 ]
-            ln -s short shortlink
-            [ "$(readlink shortlink)" = short ]
-            mkfifo pipe
-            [ "$(stat -c %F pipe)" = fifo ]
-            (echo through > pipe &) ; [ "$(cat pipe)" = through ]
-            echo A > a; echo B > b
-            python3 - <<'PY'
-            import ctypes, os, errno
-            libc = ctypes.CDLL(None, use_errno=True)
-            AT_FDCWD = -100
-            def renameat2(a, b, flags):
-                r = libc.renameat2(AT_FDCWD, a.encode(), AT_FDCWD, b.encode(), flags)
-                return 0 if r == 0 else ctypes.get_errno()
-            assert renameat2("a", "b", 1) == errno.EEXIST          # RENAME_NOREPLACE
-            assert renameat2("a", "b", 2) == 0                     # RENAME_EXCHANGE
-            assert open("a").read() == "B\\n" and open("b").read() == "A\\n"
-            assert renameat2("a", "c", 1) == 0
-            assert not os.path.exists("a") and open("c").read() == "B\\n"
-            PY
-            name=$(printf 'n%.0s' $(seq 1 255))
-            echo long > "$name"
-            [ "$(cat "$name")" = long ]
-            mv "$name" renamed-long
-            [ "$(cat renamed-long)" = long ]
-            mkdir -p d1/d2; mv d1 d3; [ -d d3/d2 ]
-            rmdir d3/d2 d3
-            """)
+        vault.checkScript("hard-links-symlinks-fifos-renames.sh")
     }
 
     @Test("a renamed symlink keeps its target, owner and times; hard links of symlinks and exchanges with one are refused")
@@ -212,16 +92,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.check("""
-            touch f
-            setfattr -n user.color -v blue f
-            [ "$(getfattr --only-values -n user.color f)" = blue ]
-            getfattr -d f | grep -q 'user.color="blue"'
-            setfattr -x user.color f
-            ! getfattr -n user.color f 2>&1 || exit 1
-            getfattr -n user.color f 2>&1 | grep -q 'No such attribute'
-            setfattr -n trusted.x -v 1 f 2>&1 | grep -q 'Operation not supported'
-            """, timeout: 60)
+        vault.checkScript("extended-attributes.sh", timeout: 60)
     }
 
     @Test("the backing directory holds no plaintext name, content, xattr or symlink target")
@@ -230,17 +101,7 @@ struct MountTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let marker = "pfsmarker\(UUID().uuidString.prefix(8))"
-        vault.check("""
-            mkdir dir-\(marker)
-            echo content-\(marker) > dir-\(marker)/file-\(marker)
-            setfattr -n user.\(marker) -v value-\(marker) dir-\(marker)/file-\(marker)
-            ln -s target-\(marker) link-\(marker)
-            sync
-            ! grep -r -a -l '\(marker)' '\(vault.backing)' || exit 1
-            ! ls -R '\(vault.backing)' | grep -q '\(marker)' || exit 1
-            ! getfattr -R -d -m - '\(vault.backing)' 2>/dev/null | grep -q '\(marker)' || exit 1
-            ! find '\(vault.backing)' -type l -printf '%l\\n' | grep -q '\(marker)' || exit 1
-            """, timeout: 60)
+        vault.checkScript("nothing-in-the-clear.sh", [vault.backing, marker], timeout: 60)
     }
 
     @Test("the backing directory does not tell the class of a file or a directory")
@@ -314,15 +175,7 @@ struct MountTests {
         #expect(setup.succeeded)
         try vault.unmount()
         // Backing objects by size: "a" is the smaller one.
-        let tamper = CommandRunner.shell("""
-            set -e
-            cd '\(vault.backing)'
-            a=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size -400c | head -n1)
-            b=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size +399c | head -n1)
-            hint=$(getfattr --only-values -e hex -n user.protfs.class "$a")
-            setfattr -n user.protfs.class -v "$hint" "$b"
-            setfattr -x user.protfs.class "$a"
-            """)
+        let tamper = CommandRunner.script("swap-class-hints.sh", [vault.backing])
         #expect(tamper.succeeded, "\(tamper.stderr)")
         try vault.mount()
         defer { try? vault.unmount() }

@@ -10,31 +10,10 @@ import Testing
 struct SecretHygieneTests {
     enum LockEnd: String, CaseIterable { case now, graceEnds }
 
-    /// Prints the indexes (in argument order) of the hex needles found anywhere in the
-    /// readable memory of process argument 1.
-    static let memoryScanner = #"""
-        import sys
-        pid, needles = int(sys.argv[1]), [bytes.fromhex(h) for h in sys.argv[2:]]
-        found = set()
-        with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb", 0) as memory:
-            for line in maps:
-                fields = line.split()
-                start, end = (int(x, 16) for x in fields[0].split("-"))
-                if "r" not in fields[1]:
-                    continue
-                try:
-                    memory.seek(start)
-                    data = memory.read(end - start)
-                except OSError:
-                    continue  # [vvar] and other mappings the kernel will not hand out
-                found.update(i for i, needle in enumerate(needles) if needle in data)
-        print(" ".join(str(i) for i in sorted(found)))
-        """#
-
     /// The names of `needles` found in the memory of `pid`.
     func scan(_ pid: pid_t, for needles: [(name: String, bytes: [UInt8])]) throws -> Set<String> {
         let hex = needles.map { $0.bytes.map { String(format: "%02x", $0) }.joined() }
-        let result = CommandRunner.python(Self.memoryScanner, [String(pid)] + hex, timeout: 120)
+        let result = CommandRunner.script("scan-memory.py", [String(pid)] + hex, timeout: 120)
         guard result.succeeded else { throw TestFailure("cannot scan the daemon's memory: \(result.stderr)") }
         return Set(result.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             .map { needles[$0].name })
@@ -51,30 +30,7 @@ struct SecretHygieneTests {
         let markerHex = marker.map { String(format: "%02x", $0) }.joined()
         // Written whole, at odd offsets across chunk boundaries, appended and through a
         // shared mapping; read back buffered, with O_DIRECT and through the mapping.
-        let client = CommandRunner.python(#"""
-            import mmap, os, sys
-            os.chdir(sys.argv[1])
-            marker = bytes.fromhex(sys.argv[2])
-            os.mkdir("c")
-            os.setxattr("c", "user.protfs.class", b"complete")
-            with open("c/secret", "wb") as f:
-                f.write(os.urandom(5000) + marker + os.urandom(70000) + marker)
-            fd = os.open("c/secret", os.O_RDWR)
-            os.pwrite(fd, marker, 4090)
-            os.pwrite(fd, marker * 200, 12345)
-            with open("c/secret", "ab") as f:
-                f.write(marker)
-            mapping = mmap.mmap(fd, 8192)
-            mapping[100:132] = marker
-            mapping.flush()
-            for _ in range(3):
-                assert open("c/secret", "rb").read().count(marker) >= 204
-            direct = os.open("c/secret", os.O_RDONLY | os.O_DIRECT)
-            buffer = mmap.mmap(-1, 1 << 18)
-            os.preadv(direct, [buffer], 0)
-            assert marker in buffer[:]
-            assert mapping[100:132] == marker
-            """#, [vault.mountpoint, markerHex])
+        let client = CommandRunner.script("write-and-read-secret.py", [vault.mountpoint, markerHex])
         try #require(client.succeeded, "\(client.stdout)\(client.stderr)")
         // A reader keeps the file open across the lock, so its key is in use when the lock comes.
         let holder = Process()
@@ -123,11 +79,7 @@ struct SecretHygieneTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let pid = try #require(vault.daemon?.processIdentifier)
-        vault.check("""
-            mkdir c
-            setfattr -n user.protfs.class -v complete c
-            head -c 100000 /dev/urandom > c/secret
-            """)
+        vault.checkScript("make-complete-secret.sh")
         let backingPath = vault.protfsctl(["backing-path", vault.path("c/secret")])
         try #require(backingPath.succeeded, "\(backingPath.stderr)")
         let fileKey = try VaultKeys(of: vault).fileKey(ofBacking: backingPath.stdout.trimmingCharacters(in: .newlines))
@@ -179,11 +131,7 @@ struct SecretHygieneTests {
         try vault.mount(launcher: ["/usr/bin/prlimit", "--memlock=524288:524288",
                                    "/usr/bin/setpriv", "--bounding-set", "-ipc_lock", "--inh-caps", "-ipc_lock"])
         defer { try? vault.unmount() }
-        vault.check("""
-            head -c 3M /dev/urandom > f
-            dd if=f of=/dev/null bs=1M iflag=direct status=none
-            cmp f f
-            """)
+        vault.checkScript("read-three-megabytes.sh")
         let warnings = vault.daemonOutput.components(separatedBy: "cannot lock plaintext buffers in memory").count - 1
         #expect(warnings == 1, "daemon output: \(vault.daemonOutput)")
     }
@@ -198,18 +146,7 @@ struct SecretHygieneTests {
         let value = marker("value-"), xattrName = marker("xname-"), target = marker("target-")
         // Each goes in (setxattr, symlink) and comes back out in a reply (getxattr, listxattr,
         // readlink) several times; the kernel caches none of these replies.
-        let used = vault.shell("""
-            set -e
-            echo data > f
-            setfattr -n user.\(xattrName) -v \(value) f
-            ln -s \(target) link
-            for i in 1 2 3; do
-                [ "$(getfattr --only-values -n user.\(xattrName) f)" = \(value) ]
-                getfattr -d f | grep -q \(xattrName)
-                [ "$(readlink link)" = \(target) ]
-                ls -l > /dev/null
-            done
-            """)
+        let used = CommandRunner.script("xattr-and-symlink-replies.sh", [vault.mountpoint, xattrName, value, target])
         try #require(used.succeeded, "\(used.stdout)\(used.stderr)")
         let needles = [("the xattr value", Array(value.utf8)), ("the xattr name", Array(xattrName.utf8)),
                        ("the symlink target", Array(target.utf8))]
@@ -237,18 +174,8 @@ struct SecretHygieneTests {
         let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }.map { $0.split(separator: " ", omittingEmptySubsequences: true) }
         #expect(core.map { Array($0[4...5]) } == ["0", "0"], "core limit: \(String(describing: core))")
 
-        let dumpability = CommandRunner.run(withoutPtrace[0], Array(withoutPtrace.dropFirst()) + ["python3", "-c", #"""
-            import subprocess, sys
-            def memory(pid):
-                try:
-                    open("/proc/%d/mem" % pid, "rb").close()
-                    return "readable"
-                except PermissionError:
-                    return "refused"
-            control = subprocess.Popen(["sleep", "60"])
-            print(memory(control.pid), memory(int(sys.argv[1])))
-            control.kill()
-            """#, String(pid)])
+        let dumpability = CommandRunner.run(withoutPtrace[0], Array(withoutPtrace.dropFirst())
+                                            + ["python3", CommandRunner.scriptPath("proc-mem-readability.py"), String(pid)])
         #expect(dumpability.stdout == "readable refused\n", "a dumpable process, then the daemon: \(dumpability.stdout)\(dumpability.stderr)")
 
         let unlock = vault.protfsctl(["unlock", vault.mountpoint, "--passcode-file", wrongFile])
@@ -289,34 +216,12 @@ struct SecretHygieneTests {
         let initial = try keyKilobytes(pid)
         #expect(initial >= slab, "the keys of a daemon in the background are not locked in memory: \(initial) kB locked")
 
-        let churn = CommandRunner.python(#"""
-            import os, sys
-            os.chdir(sys.argv[1])
-            os.mkdir("churn")
-            for i in range(20000):
-                name = "churn/%d" % i
-                fd = os.open(name, os.O_CREAT | os.O_WRONLY, 0o600)
-                os.write(fd, b"x")
-                os.close(fd)
-                os.unlink(name)  # so the kernel forgets the inode and the daemon its descriptor
-            """#, [vault.mountpoint], timeout: 600)
+        let churn = CommandRunner.script("open-and-close-many.py", [vault.mountpoint], timeout: 600)
         try #require(churn.succeeded, "\(churn.stderr)")
         let afterChurn = try keyKilobytes(pid)
         #expect(afterChurn <= initial + slab, "20,000 closed files grew the locked keys from \(initial) to \(afterChurn) kB")
 
-        let held = CommandRunner.python(#"""
-            import os, resource, subprocess, sys
-            os.chdir(sys.argv[1])
-            soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-            os.mkdir("held")
-            fds = [os.open("held/%d" % i, os.O_CREAT | os.O_RDWR, 0o600) for i in range(5000)]
-            for fd in fds:
-                os.write(fd, b"y")
-            print(subprocess.check_output([sys.executable, sys.argv[3], sys.argv[2]], text=True).strip())
-            for fd in fds:
-                os.close(fd)
-            """#, [vault.mountpoint, String(pid), CommandRunner.scriptPath("locked_whole_kilobytes.py")], timeout: 600)
+        let held = CommandRunner.script("hold-many-open.py", [vault.mountpoint, String(pid)], timeout: 600)
         try #require(held.succeeded, "\(held.stderr)")
         let whileHeld = try #require(Int(held.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let grown = whileHeld - afterChurn

@@ -23,6 +23,15 @@ extension TestVault {
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(daemonOutput)", sourceLocation: sourceLocation)
     }
 
+    /// Runs a script kept in `Scripts/` with the mount point as its first argument and expects
+    /// it to succeed.
+    func checkScript(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 120,
+                     sourceLocation: SourceLocation = #_sourceLocation) {
+        let result = CommandRunner.script(name, [mountpoint] + arguments, timeout: timeout)
+        #expect(result.succeeded, "\(name): \(result.stdout)\(result.stderr)\ndaemon: \(daemonOutput)",
+                sourceLocation: sourceLocation)
+    }
+
     /// Makes `d-CLASS` for every class (re-classed with `setfattr`, so what is created in it
     /// inherits CLASS) holding `files`, name to contents, while the vault is unlocked.
     func makeClassDirectories(holding files: [String: String] = [:]) throws {

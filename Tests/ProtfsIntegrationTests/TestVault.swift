@@ -115,12 +115,7 @@ final class TestVault {
 
     /// Last resort for a hung mount: abort its FUSE connection, then lazily unmount.
     static func abortConnection(_ mountpoint: String) {
-        CommandRunner.shell("""
-            mountpoint -q /sys/fs/fuse/connections || mount -t fusectl fusectl /sys/fs/fuse/connections
-            minor=$(awk -v m="\(mountpoint)" '$5 == m {split($3, a, ":"); print a[2]}' /proc/self/mountinfo | head -n1)
-            [ -n "$minor" ] && echo 1 > /sys/fs/fuse/connections/$minor/abort
-            fusermount3 -u -z "\(mountpoint)" || umount -l "\(mountpoint)"
-            """, timeout: 20)
+        _ = CommandRunner.script("abort-fuse-connection.sh", [mountpoint], timeout: 20)
     }
 
     func path(_ relative: String) -> String { mountpoint + "/" + relative }

@@ -3,6 +3,7 @@
 # anew, keeping its target, owner and times, and the kernel's node names the new object;
 # hard links of symlinks (EPERM) and exchanges with one (EINVAL) are refused.
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$1"
 long=$(head -c 3500 /dev/zero | tr '\0' l)
 longname=$(head -c 200 /dev/zero | tr '\0' n)
@@ -35,12 +36,7 @@ mv renamed-dir moved-dir
 echo file > f
 # renameat2(2) and linkat(2) as the kernel sees them: prints the errno name, or OK.
 call() {
-    python3 -c 'import ctypes, errno, sys
-libc = ctypes.CDLL(None, use_errno=True)
-how, old, new = sys.argv[1:]
-r = libc.linkat(-100, old.encode(), -100, new.encode(), 0) if how == "link" else \
-    libc.renameat2(-100, old.encode(), -100, new.encode(), {"noreplace": 1, "exchange": 2}[how])
-print("OK" if r == 0 else errno.errorcode[ctypes.get_errno()])' "$@"
+    python3 "$here/link-or-rename.py" "$@"
 }
 [ "$(call link top second)" = EPERM ]
 [ ! -L second ]
