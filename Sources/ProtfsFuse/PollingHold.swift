@@ -4,10 +4,11 @@
 /// A program working through the mount (tar, a build, `cp -r`) sleeps in the kernel until
 /// each answer comes, and its CPU, idle meanwhile, halts. Waking it again costs a request
 /// an interrupt and, in a virtual machine, an exit to the hypervisor: as much as the
-/// daemon's own work for a small request. So once requests come back to back (`streakToHold` in a row, each within `burstGap` of the one before), idle
-/// CPUs are asked to poll, until the reader has slept `RequestLoop.linger`
-/// without a request. The cost is CPU time: idle CPUs spin while a stream lasts, and a
-/// little after. Requests now and then (an `ls`, a `cat`) never hold it.
+/// daemon's own work for a small request. So once requests come back to back
+/// (`streakToHold` in a row, each within `burstGap` of the one before), idle CPUs are asked
+/// to poll, until the reader has slept `RequestLoop.linger` without a request. The cost is
+/// CPU time: idle CPUs spin while a stream lasts, and a little after. Requests now and then
+/// (an `ls`, a `cat`) never hold it.
 struct PollingHold {
     enum Change: Equatable {
         case hold, release
