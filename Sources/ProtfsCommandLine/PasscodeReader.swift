@@ -1,5 +1,4 @@
 import Glibc
-import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
 import ProtfsSystem
@@ -16,21 +15,21 @@ public struct PasscodeReader: Sendable {
     public init(passcodeFile: String?) { self.passcodeFile = passcodeFile }
 
     /// An existing passcode (unlock, mount, the old one of `passwd`).
-    public func read(prompt: String = "Passcode: ") throws(VaultError) -> SecureBuffer {
+    public func read(prompt: String = "Passcode: ") throws(PasscodeInputError) -> SecureBuffer {
         try readOnce(prompt: prompt)
     }
 
     /// A passcode being chosen (`init`, the new one of `passwd`): on a terminal it is asked
     /// twice and both entries must match.
-    public func readNew(prompt: String = "New passcode: ", confirmation: String = "Repeat the new passcode: ") throws(VaultError) -> SecureBuffer {
+    public func readNew(prompt: String = "New passcode: ", confirmation: String = "Repeat the new passcode: ") throws(PasscodeInputError) -> SecureBuffer {
         let first = try readOnce(prompt: prompt)
         guard passcodeFile == nil, isatty(STDIN_FILENO) == 1 else { return first }
         let second = try readOnce(prompt: confirmation)
-        guard Self.same(first, second) else { throw .passcodesDiffer }
+        guard Self.same(first, second) else { throw .entriesDiffer }
         return first
     }
 
-    private func readOnce(prompt: String) throws(VaultError) -> SecureBuffer {
+    private func readOnce(prompt: String) throws(PasscodeInputError) -> SecureBuffer {
         if let passcodeFile {
             let fd: FileDescriptor
             do { fd = try FileDescriptor.open(path: passcodeFile, [.readOnly]) } catch {
@@ -44,7 +43,7 @@ public struct PasscodeReader: Sendable {
     }
 
     /// Prompts on stderr and reads standard input with echo off, restoring the terminal after.
-    private static func readFromTerminal(prompt: String) throws(VaultError) -> SecureBuffer {
+    private static func readFromTerminal(prompt: String) throws(PasscodeInputError) -> SecureBuffer {
         writeToStandardError(prompt)
         var saved = termios()
         let haveSettings = tcgetattr(STDIN_FILENO, &saved) == 0
@@ -62,11 +61,11 @@ public struct PasscodeReader: Sendable {
 
     /// Reads one line a byte at a time, so nothing after it is consumed (`passwd` reads the
     /// old and the new passcode as two lines of the same input).
-    static func readLine(from fd: Int32, source: String) throws(VaultError) -> SecureBuffer {
+    static func readLine(from fd: Int32, source: String) throws(PasscodeInputError) -> SecureBuffer {
         let scratch = SecureBuffer(count: maximumByteCount + 1)
         var length = 0
         var sawNewline = false
-        try scratch.withUnsafeMutableBytes { (buffer) throws(VaultError) in
+        try scratch.withUnsafeMutableBytes { (buffer) throws(PasscodeInputError) in
             while length < buffer.count {
                 let n: Int
                 do throws(Errno) { n = try syscallRetrying { Glibc.read(fd, buffer.baseAddress! + length, 1) } } catch {
@@ -80,14 +79,14 @@ public struct PasscodeReader: Sendable {
                 }
                 length += 1
             }
-            guard length > 0 || sawNewline else { throw .passcodeMissing }
-            guard length <= maximumByteCount else { throw .passcodeTooLong(limit: maximumByteCount) }
+            guard length > 0 || sawNewline else { throw .missing }
+            guard length <= maximumByteCount else { throw .tooLong(limit: maximumByteCount) }
             if sawNewline && length > 0 && buffer[length - 1] == 0x0D {
                 length -= 1
                 buffer[length] = 0
             }
         }
-        guard length > 0 else { throw .passcodeEmpty }
+        guard length > 0 else { throw .empty }
         return scratch.withUnsafeBytes { SecureBuffer(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
     }
 

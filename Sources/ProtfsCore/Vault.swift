@@ -182,25 +182,28 @@ public final class Vault: Sendable {
     /// `protectionClass`. Refuses a directory that is already a vault (exit 7), a non-empty
     /// one (exit 1) and a filesystem without `user.*` xattrs, all before `passcode` is
     /// asked for. The keybag is written last, so an interrupted init leaves no half vault.
-    public static func initialize(backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
-                                  passcode: () throws(VaultError) -> SecureBuffer,
-                                  kdf: Argon2idParameters) throws(VaultError) -> Initialization {
+    /// Throws a `VaultError`, or what `passcode` throws (the command line's reader has errors
+    /// of its own, so that `protfsctl` can read a passcode without linking the vault).
+    public static func initialize<PasscodeError: Error>(
+        backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
+        passcode: () throws(PasscodeError) -> SecureBuffer, kdf: Argon2idParameters
+    ) throws -> Initialization {
         do {
             try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700)
         } catch .exists {
             // An existing directory is fine if it is empty; checked below.
         } catch {
-            throw .system(operation: "create backing directory", path: backing, errno: error)
+            throw VaultError.system(operation: "create backing directory", path: backing, errno: error)
         }
         let root = try openBackingRoot(backing)
         defer { root.close() }
         try lockExclusively(root, path: backing, timeout: lockTimeout)
         let entries: [String]
-        do { entries = try root.entryNames() } catch { throw .system(operation: "list", path: backing, errno: error) }
-        guard !entries.contains(Keybag.fileName) else { throw .alreadyInitialized(path: backing) }
-        guard entries.isEmpty else { throw .backingNotEmpty(path: backing) }
+        do { entries = try root.entryNames() } catch { throw VaultError.system(operation: "list", path: backing, errno: error) }
+        guard !entries.contains(Keybag.fileName) else { throw VaultError.alreadyInitialized(path: backing) }
+        guard entries.isEmpty else { throw VaultError.backingNotEmpty(path: backing) }
         try probeExtendedAttributes(root, path: backing)
-        do { try root.changeMode(0o700) } catch { throw .system(operation: "set the mode of", path: backing, errno: error) }
+        do { try root.changeMode(0o700) } catch { throw VaultError.system(operation: "set the mode of", path: backing, errno: error) }
 
         // The passcode before the device key: an init abandoned at the prompt must not leave
         // a new device key behind that nobody was told about.

@@ -30,10 +30,6 @@ public enum VaultError: CommandError, Sendable, Equatable {
     // Passcodes.
     case wrongPasscode(failedAttempts: Int)
     case rateLimited(retryAfterSeconds: Int)
-    case passcodeEmpty
-    case passcodeTooLong(limit: Int)
-    case passcodeMissing
-    case passcodesDiffer
     case passcodeHashFailed
     // Anything else the system refused.
     case system(operation: String, path: String, errno: Errno)
@@ -103,14 +99,6 @@ public enum VaultError: CommandError, Sendable, Equatable {
             }()
         case .rateLimited(let seconds):
             "too many wrong passcodes: retry in \(seconds) s"
-        case .passcodeEmpty:
-            "the passcode is empty; an empty passcode is refused"
-        case .passcodeTooLong(let limit):
-            "the passcode is longer than \(limit) bytes"
-        case .passcodeMissing:
-            "no passcode given: the input ended before a line was read; give it with --passcode-file FILE, on the terminal, or as the first line of standard input"
-        case .passcodesDiffer:
-            "the two passcodes differ; nothing was changed"
         case .passcodeHashFailed:
             "Argon2id could not run (not enough memory for its parameters?)"
         case .system(let operation, let path, let errno):

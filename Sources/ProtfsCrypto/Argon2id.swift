@@ -12,7 +12,7 @@ public struct Argon2idParameters: Sendable, Equatable, Hashable {
 
     /// 64 MiB, 2 passes: the floor, for tests (`--kdf interactive`).
     public static let interactive = Argon2idParameters(opsLimit: 2, memLimit: 64 << 20)
-    /// 256 MiB, 3 passes: the default (about half a second on a 2-core machine).
+    /// 256 MiB, 3 passes: the default, as costly as an unlock can be and still feel prompt.
     public static let moderate = Argon2idParameters(opsLimit: 3, memLimit: 256 << 20)
     /// Anything weaker than this in a keybag is refused.
     public static let minimum = interactive

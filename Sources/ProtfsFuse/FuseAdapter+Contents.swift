@@ -7,8 +7,8 @@ import ProtfsSystem
 extension FuseAdapter {
     /// Reply buffers for reads, up to the largest read the kernel sends. Four reads at a time
     /// keep both cores and the disk busy for a sequential reader (the readahead is four
-    /// requests); more would only hold memory: 16 workers reading at once took the daemon's
-    /// resident set to 117 MiB. They hold plaintext: locked in memory, wiped after each reply.
+    /// requests); more would only hold memory, a megabyte for every worker reading at once.
+    /// They hold plaintext: locked in memory, wiped after each reply.
     static let replyBuffers = BufferPool(byteCount: LowLevelOperations.maxRequestBytes, limit: 4, holdsPlaintext: true)
 
     static func isWritable(_ flags: Int32) -> Bool { flags & O_ACCMODE != O_RDONLY }

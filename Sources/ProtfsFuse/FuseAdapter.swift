@@ -129,12 +129,12 @@ public final class FuseAdapter: Sendable {
         fi.pointee.noflush = 1
         // Direct I/O (FOPEN_DIRECT_IO) sends reads and writes straight here. The kernel then
         // does not ask for `security.capability` before every write, as it does through the
-        // page cache: a round trip per write(2), a quarter of an untar's requests. In exchange
-        // nothing of the handle's data is cached. So it is for O_DIRECT opens (4 KiB random
-        // writes 18-19k IOPS without, 25-27k with) and for write-only ones, which could not
-        // be mapped or read anyway, once the kernel keeps direct I/O coherent: it drops what
-        // other descriptors cached of a range written, and maps direct-I/O files shared (an
-        // O_DIRECT descriptor must map: without FUSE_DIRECT_IO_ALLOW_MMAP, mmap says ENODEV).
+        // page cache: a round trip per write(2), many of an untar's requests. In exchange
+        // nothing of the handle's data is cached. So it is for O_DIRECT opens (random writes
+        // gain the most) and for write-only ones, which could not be mapped or read anyway,
+        // once the kernel keeps direct I/O coherent: it drops what other descriptors cached
+        // of a range written, and maps direct-I/O files shared (an O_DIRECT descriptor must
+        // map: without FUSE_DIRECT_IO_ALLOW_MMAP, mmap says ENODEV).
         // Older kernels do O_DIRECT through the page cache's direct path, coherent too.
         if directIOCoherent.load(ordering: .acquiring),
            fi.pointee.flags & protfs_O_DIRECT != 0 || fi.pointee.flags & O_ACCMODE == O_WRONLY {

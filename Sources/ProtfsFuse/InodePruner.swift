@@ -5,10 +5,10 @@ import ProtfsSystem
 import Synchronization
 
 /// Keeps the daemon's descriptors from running out. Every inode the kernel knows holds an
-/// `O_PATH` descriptor here, and the kernel keeps inodes for as long as memory allows: with
-/// the 20,000-descriptor hard limit of the machines measured, `ls -l` of a directory of
-/// 100,000 files failed with EMFILE. Once the node table passes its capacity, the least
-/// recently used ids go to the kernel in a `FUSE_NOTIFY_PRUNE` (protocol 7.45, Linux 6.16):
+/// `O_PATH` descriptor here, and the kernel keeps inodes for as long as memory allows, so
+/// `ls -l` of a directory of more files than the hard descriptor limit failed with EMFILE.
+/// Once the node table passes its capacity, the least recently used ids go to the kernel
+/// in a `FUSE_NOTIFY_PRUNE` (protocol 7.45, Linux 6.16):
 /// it drops those it holds no reference to and sends their FORGETs, which close the
 /// descriptors. Ids in use (a cwd, an open file) stay; they are simply not pruned.
 public final class InodePruner: Sendable {

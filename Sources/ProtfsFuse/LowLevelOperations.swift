@@ -8,8 +8,8 @@ enum LowLevelOperations {
     static let maxRequestBytes = 1 << 20
     /// How far the kernel reads ahead of a sequential reader: four requests, so that while
     /// one is decrypted on both cores the next ones already wait on the backing disk. With
-    /// one request's worth the disk idled during the crypto (cold 512 MiB `dd`, alternating:
-    /// 0.66-1.1 GB/s at 1 MiB, 0.79-1.2 GB/s at 4 MiB, no better at 8 MiB).
+    /// one request's worth the disk idled during the crypto; eight requests were no better
+    /// than four.
     static let readaheadBytes = 4 * maxRequestBytes
 
     static func make() -> fuse_lowlevel_ops {

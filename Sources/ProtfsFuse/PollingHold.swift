@@ -2,14 +2,13 @@
 /// pure decisions.
 ///
 /// A program working through the mount (tar, a build, `cp -r`) sleeps in the kernel until
-/// each answer comes, and its CPU, idle meanwhile, halts. On the 2-core virtual machines
-/// measured, waking it again cost a request 10-15 us, as much as the daemon's own work:
-/// a negative LOOKUP took 31 us from Python with halting CPUs and 17 us with polling ones,
-/// a SETATTR 23 and 11 us, an untar of the Go tree 2.7 s and 1.55 s. So once requests come
-/// back to back (`streakToHold` in a row, each within `burstGap` of the one before), idle
-/// CPUs are asked to poll, until the reader has slept `RequestLoop.linger`
-/// without a request. The cost is CPU time: idle CPUs spin while a stream lasts, and a
-/// little after. Requests now and then (an `ls`, a `cat`) never hold it.
+/// each answer comes, and its CPU, idle meanwhile, halts. Waking it again costs a request
+/// an interrupt and, in a virtual machine, an exit to the hypervisor: as much as the
+/// daemon's own work for a small request. So once requests come back to back
+/// (`streakToHold` in a row, each within `burstGap` of the one before), idle CPUs are asked
+/// to poll, until the reader has slept `RequestLoop.linger` without a request. The cost is
+/// CPU time: idle CPUs spin while a stream lasts, and a little after. Requests now and then
+/// (an `ls`, a `cat`) never hold it.
 struct PollingHold {
     enum Change: Equatable {
         case hold, release
@@ -19,7 +18,7 @@ struct PollingHold {
     let streakToHold: Int
     /// The longest time between two requests of one stream. The time a
     /// program takes between an answer and its next request, when its CPU halted meanwhile,
-    /// varies from 10 us to well over the reader's 50 us of polling.
+    /// varies, often past the reader's polling (`RequestLoop.spinFor`).
     let burstGap: Duration
     private(set) var streak = 0
     private(set) var holding = false

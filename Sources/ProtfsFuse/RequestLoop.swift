@@ -8,17 +8,16 @@ import Synchronization
 /// next one without sleeping in between (`ReaderRota` decides who reads).
 ///
 /// libfuse's loop has every idle worker sleep in `read(2)` on `/dev/fuse`; each request then
-/// wakes one, often on the other core, and on the 2-core virtual machines measured that
-/// wake-up costs more than the daemon's work for a small request. So the reader handles
-/// small requests itself and then polls the non-blocking device for `spinFor`, yielding the
-/// core to anything runnable, before it sleeps in `poll(2)`. 99% of the gaps between the
-/// requests of a synchronous program (tar, a loop creating files) were under 50 us here, so
-/// polling longer only burns the end of each burst. Creating and reading 2,000 small files
-/// went from 1.05 s to 0.75 s for 10% more daemon CPU time. Polling pays only if the reader
-/// also handles what it reads: in a prototype on libfuse's passthrough example, a poller
-/// that handed each request to another thread (a wake-up each) read small files twice as
-/// slowly as libfuse's loop. Large READ and WRITE requests still get a worker of their own,
-/// and nobody polls while one is handled: their crypto runs on every core.
+/// wakes one, often on the other core, and on a small virtual machine that wake-up costs
+/// more than the daemon's work for a small request. So the reader handles small requests
+/// itself and then polls the non-blocking device for `spinFor`, yielding the core to
+/// anything runnable, before it sleeps in `poll(2)`. `spinFor` covers nearly every gap
+/// between the requests of a synchronous program (tar, a loop creating files), so polling
+/// longer would only burn the end of each burst. Polling pays only if the reader also
+/// handles what it reads: a poller that hands each request to another thread pays a
+/// wake-up each, and was slower than libfuse's loop. Large READ and WRITE requests still get
+/// a worker of their own, and nobody polls while one is handled: their crypto runs on every
+/// core.
 final class RequestLoop: @unchecked Sendable {
     /// How long the reader keeps polling for the next request before it sleeps.
     static let spinFor = Duration.microseconds(50)
@@ -32,8 +31,8 @@ final class RequestLoop: @unchecked Sendable {
     static let largeRequestBytes = 128 * 1024
     /// Room for the largest request: `max_write` of data and the headers before it.
     static let bufferBytes = LowLevelOperations.maxRequestBytes + 4096
-    /// See `PollingHold`: a stream of this many requests, each within a millisecond of the
-    /// one before, keeps idle CPUs polling until the reader has slept 2 ms without one.
+    /// See `PollingHold`: a stream of `streakToHold` requests, each within `burstGap` of the
+    /// one before, keeps idle CPUs polling until the reader has slept `linger` without one.
     static let streakToHold = 8
     static let burstGap = Duration.milliseconds(1)
     static let linger = Duration.milliseconds(2)

@@ -60,7 +60,7 @@ extension FileDescriptor {
     /// Sets the times of the object this `O_PATH` descriptor refers to (`UTIME_NOW` and
     /// `UTIME_OMIT` allowed in either): `utimensat` with `AT_EMPTY_PATH`, or through the proc
     /// link, which names the object itself, on a kernel that refuses that flag (`EINVAL`).
-    /// The proc link costs a path walk of its own: about 5 us a `touch` here.
+    /// The proc link costs a path walk of its own, which every `touch` would pay.
     public func setTimes(access: FileTime, modification: FileTime) throws(Errno) {
         var times = [access.timespecValue, modification.timespecValue]
         do {

@@ -58,7 +58,7 @@ enum FsckCommand {
     /// `--passcode-file`; else the terminal (an empty line skips); else the first line of
     /// standard input, if one comes within `standardInputWaitMilliseconds` (an empty or closed input,
     /// or none at all, skips: fsck never hangs on an idle pipe).
-    private static func readPasscode(file: String?) throws(VaultError) -> SecureBuffer? {
+    private static func readPasscode(file: String?) throws(PasscodeInputError) -> SecureBuffer? {
         let reader = PasscodeReader(passcodeFile: file)
         if file != nil { return try reader.read() }
         if isatty(STDIN_FILENO) != 1 {
@@ -67,7 +67,7 @@ enum FsckCommand {
         }
         do {
             return try reader.read(prompt: "Passcode (empty to check only what needs none): ")
-        } catch .passcodeEmpty, .passcodeMissing {
+        } catch .empty, .missing {
             return nil
         }
     }

@@ -19,7 +19,7 @@ enum InitCommand {
         let reader = PasscodeReader(passcodeFile: arguments.value("--passcode-file"))
         let result = try Vault.initialize(backing: backing, protectionClass: protectionClass,
                                           deviceKeyPath: arguments.value("--device-key"),
-                                          passcode: { () throws(VaultError) in try reader.readNew() }, kdf: kdf)
+                                          passcode: { () throws(PasscodeInputError) in try reader.readNew() }, kdf: kdf)
         print("Created a protfs vault in \(backing) (vault id \(result.vaultID), root class \(result.rootClass)).")
         if result.deviceKeyCreated {
             writeError("protfs init: created the device key \(result.deviceKeyPath). Back it up and keep it private: "

@@ -65,12 +65,12 @@ enum MountCommand {
             vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
             for warning in vault.warnings { report("warning: \(warning)") }
             if let passcodeFile = options.passcodeFile {
-                let passcode = try PasscodeReader(passcodeFile: passcodeFile).read()
+                let passcode: SecureBuffer
+                do { passcode = try PasscodeReader(passcodeFile: passcodeFile).read() } catch { return failed(error) }
                 try vault.unlock(passcode: passcode)
             }
         } catch {
-            report(error.description)
-            return error.exitCode
+            return failed(error)
         }
         return serve(vault: vault, options: options, backing: backing, mountpoint: mountpoint, detachment: detachment)
     }
@@ -143,6 +143,12 @@ enum MountCommand {
 /// Messages of the mount command, which reports its own failures before choosing an exit code.
 private func report(_ message: String) { writeError("protfs mount: \(message)\n") }
 
+/// Reports why the mount cannot start; its exit code.
+private func failed(_ error: some CommandError) -> ExitCode {
+    report(error.description)
+    return error.exitCode
+}
+
 /// The daemon is not dumpable and writes no core: its memory holds keys and plaintext. Its
 /// signal mask is its own (a parent may hand down any): only the termination signals are
 /// blocked, for the session's watcher thread to take. And it may hold as many descriptors as
@@ -151,7 +157,7 @@ private func report(_ message: String) { writeError("protfs mount: \(message)\n"
 /// inodes, `InodePruner`), and the more it may hold, the fewer lookups that costs.
 /// Its threads share two malloc arenas: glibc gives each new thread an arena of its own (up
 /// to 8 per core), and with the request loop's workers, each keeping the memory it once
-/// used, that doubled the daemon's resident set over 100,000 files (62 MiB against 43).
+/// used, that made the daemon's resident set grow with the number of threads ever busy.
 enum DaemonHardening {
     static func apply() {
         _ = protfs_limit_malloc_arenas(2)

@@ -6,7 +6,8 @@ import ProtfsSystem
 /// its main thread initialises a lazy global that another thread waits for meanwhile, so the
 /// main thread holds a contended `swift_once` lock. A daemon whose main thread does not own
 /// its runtime locks under its own thread id (a forked child that did not exec) can never
-/// release that lock, and the mount never becomes ready; a sound daemon is ready 0.2 s later.
+/// release that lock, and the mount never becomes ready; a sound daemon is ready as soon as
+/// the initialiser's pause ends.
 /// Nothing else changes, and without the variable nothing runs.
 enum RuntimeLockProbe {
     static let variable = "PROTFS_TEST_RUNTIME_LOCK_PROBE"

@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 @testable import ProtfsCommandLine
-import ProtfsCore
 import ProtfsCrypto
 import Testing
 
@@ -25,10 +24,10 @@ import Testing
     }
 
     @Test func refusesEmptyMissingAndOverlong() throws {
-        #expect(throws: VaultError.passcodeEmpty) { try read(Array("\n".utf8)) }
-        #expect(throws: VaultError.passcodeEmpty) { try read(Array("\r\nx\n".utf8)) }
-        #expect(throws: VaultError.passcodeMissing) { try read([]) }
-        #expect(throws: VaultError.passcodeTooLong(limit: 4096)) { try read([UInt8](repeating: 0x61, count: 5000)) }
+        #expect(throws: PasscodeInputError.empty) { try read(Array("\n".utf8)) }
+        #expect(throws: PasscodeInputError.empty) { try read(Array("\r\nx\n".utf8)) }
+        #expect(throws: PasscodeInputError.missing) { try read([]) }
+        #expect(throws: PasscodeInputError.tooLong(limit: 4096)) { try read([UInt8](repeating: 0x61, count: 5000)) }
         #expect(try read([UInt8](repeating: 0x61, count: 4096) + [0x0A]).count == 4096)
     }
 
@@ -43,6 +42,6 @@ import Testing
         let second = try PasscodeReader.readLine(from: fds[0], source: "pipe")
         #expect(first.withUnsafeBytes { Array($0) } == Array("old".utf8))
         #expect(second.withUnsafeBytes { Array($0) } == Array("new".utf8))
-        #expect(throws: VaultError.passcodeMissing) { try PasscodeReader.readLine(from: fds[0], source: "pipe") }
+        #expect(throws: PasscodeInputError.missing) { try PasscodeReader.readLine(from: fds[0], source: "pipe") }
     }
 }

@@ -3,8 +3,8 @@ import Dispatch
 import ProtfsSystem
 import Synchronization
 
-/// Spreads the crypto of one large request over the cores: a 1 MiB request is 256 chunks of
-/// ~3 us each, and with a single-threaded writer (dd, cp) the kernel sends one request at a
+/// Spreads the crypto of one large request over the cores: a 1 MiB request is 256 chunks to
+/// seal or open, and with a single-threaded writer (dd, cp) the kernel sends one request at a
 /// time, so only splitting the request keeps both cores busy.
 enum ChunkParallelism {
     /// Below this many chunks the hand-off costs more than it saves.

@@ -16,8 +16,8 @@ import Synchronization
 /// oldest are dropped, and read when opened, as without a prefetcher.
 ///
 /// Each read waits on the disk (a lookup in the directory, the record's inode, its block), so
-/// two readers keep two reads in flight: cold `find` of the Go tree took a median 0.198 s
-/// with one and 0.174 s with two (four were no better than two).
+/// two readers keep two reads in flight: a cold `find` was faster with two than with one,
+/// and no faster with four.
 final class DirectoryPrefetcher: Sendable {
     static let limit = 256
 

@@ -1,0 +1,30 @@
+import ProtfsDomain
+import ProtfsSystem
+
+/// Why no passcode could be read: the reader's own failures, so that a command that reads one
+/// (`protfsctl unlock`, `passwd`) needs no vault to report them. All exit 1; none carries a
+/// secret.
+public enum PasscodeInputError: CommandError, Sendable, Equatable {
+    case empty
+    case tooLong(limit: Int)
+    case missing
+    case entriesDiffer
+    case system(operation: String, path: String, errno: Errno)
+
+    public var exitCode: ExitCode { .failure }
+
+    public var description: String {
+        switch self {
+        case .empty:
+            "the passcode is empty; an empty passcode is refused"
+        case .tooLong(let limit):
+            "the passcode is longer than \(limit) bytes"
+        case .missing:
+            "no passcode given: the input ended before a line was read; give it with --passcode-file FILE, on the terminal, or as the first line of standard input"
+        case .entriesDiffer:
+            "the two passcodes differ; nothing was changed"
+        case .system(let operation, let path, let errno):
+            "cannot \(operation) \(path): \(errno)"
+        }
+    }
+}

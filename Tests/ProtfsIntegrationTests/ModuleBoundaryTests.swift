@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+
+/// What a target links follows from Package.swift: `protfsctl`, like the Swift library to
+/// come, must reach the daemon through the control client alone, without the vault, FUSE or
+/// the server, so that a bug or a secret in those is not in its address space.
+@Suite("module boundaries")
+struct ModuleBoundaryTests {
+    /// Each target's direct dependencies, as Package.swift declares them.
+    static func packageDependencies() throws -> [String: [String]] {
+        let manifest = try DocumentationTests.text("Package.swift")
+        let declaration = /\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"\s*,\s*dependencies:\s*\[([^\]]*)\]/
+        var dependencies: [String: [String]] = [:]
+        for match in manifest.matches(of: declaration) {
+            dependencies[String(match.output.1)] = match.output.2.matches(of: /"([^"]+)"/).map { String($0.output.1) }
+        }
+        return dependencies
+    }
+
+    /// Every target `target` links, directly or through another.
+    static func reach(of target: String, in dependencies: [String: [String]]) -> Set<String> {
+        var reached: Set<String> = []
+        var pending = dependencies[target] ?? []
+        while let next = pending.popLast() {
+            if reached.insert(next).inserted { pending += dependencies[next] ?? [] }
+        }
+        return reached
+    }
+
+    @Test("protfsctl links the control client without the vault, FUSE or the server")
+    func controlToolStaysClientSide() throws {
+        let dependencies = try Self.packageDependencies()
+        let reached = Self.reach(of: "protfsctl", in: dependencies)
+        #expect(reached.contains("ProtfsControlClient") && reached.contains("ProtfsCommandLine"),
+                "the manifest parse missed protfsctl's dependencies: \(reached.sorted())")
+        for forbidden in ["ProtfsCore", "ProtfsFuse", "CFuse", "ProtfsControl"] {
+            #expect(!reached.contains(forbidden), "protfsctl links \(forbidden): \(reached.sorted())")
+        }
+    }
+}
