@@ -4,13 +4,14 @@ import PackageDescription
 // Layers, bottom up (docs/ARCHITECTURE.md has the map): the C libraries and a tiny C shim
 // for the GNU names Swift's Glibc module hides; the domain's values (classes, lock states,
 // exit codes); crypto (libsodium, secure memory); system (typed syscalls); the control
-// protocol's client side (no vault); core (the vault: keybag, format, policy; no FUSE);
-// command-line support; the FUSE adapter; the control server; the two executables.
+// protocol's client side (no vault); the Swift library for apps (DataProtection); core
+// (the vault: keybag, format, policy; no FUSE); command-line support; the FUSE adapter; the control server; the two executables.
 let package = Package(
     name: "protfs",
     products: [
         .executable(name: "protfs", targets: ["protfs"]),
         .executable(name: "protfsctl", targets: ["protfsctl"]),
+        .library(name: "DataProtection", targets: ["DataProtection"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -20,6 +21,7 @@ let package = Package(
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsDomain"),
         .target(name: "ProtfsControlClient", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "DataProtection", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsSystem", "ProtfsControlClient"]),
         .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsCommandLine", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsCore"]),
         .target(name: "ProtfsControl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCrypto", "ProtfsSystem"]),
@@ -32,7 +34,8 @@ let package = Package(
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlClient", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFuseTests", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
-        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"],
+        .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection"]),
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["DataProtection", "ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"],
                     exclude: ["Scripts"]),
     ]
 )
