@@ -14,16 +14,23 @@ public func writeOutput(_ text: String) -> Bool {
     writeFully(STDOUT_FILENO, text)
 }
 
+/// Raw bytes to standard output (an item's secret, straight from locked memory).
+@discardableResult
+public func writeOutput(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    writeFully(STDOUT_FILENO, bytes)
+}
+
 @discardableResult
 private func writeFully(_ fd: Int32, _ text: String) -> Bool {
-    let bytes = Array(text.utf8)
-    return bytes.withUnsafeBytes { buffer in
-        var done = 0
-        while done < buffer.count {
-            guard let n = try? syscallRetrying({ Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done) })
-            else { return false }
-            done += n
-        }
-        return true
+    Array(text.utf8).withUnsafeBytes { writeFully(fd, $0) }
+}
+
+private func writeFully(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+    var done = 0
+    while done < buffer.count {
+        guard let n = try? syscallRetrying({ Glibc.write(fd, buffer.baseAddress! + done, buffer.count - done) })
+        else { return false }
+        done += n
     }
+    return true
 }

@@ -1,3 +1,4 @@
+import Glibc
 import ProtfsControlClient
 import ProtfsCrypto
 import ProtfsDomain
@@ -6,7 +7,8 @@ import ProtfsDomain
 /// calls the privileged members, decodes the requests and encodes the replies; the daemon
 /// implements this protocol and knows nothing of the wire format.
 public protocol ControlHandler: Sendable {
-    func status() -> StatusReport
+    /// `caller`: the peer's uid (nil when unknown), whose items are counted.
+    func status(caller: uid_t?) -> StatusReport
     /// Returns when the request is satisfied (`locking`, or `locked` for `.wait`/`.now`).
     func lock(_ request: LockRequest) throws(ControlFailure)
     func unlock(passcode: SecureBuffer) throws(ControlFailure)
@@ -17,4 +19,7 @@ public protocol ControlHandler: Sendable {
     /// Calls `listener` with every later event until it returns false (the client went away);
     /// returns the state at the moment of subscribing, for the `state <current>` line.
     func watch(_ listener: @escaping @Sendable (LockEvent) -> Bool) -> LockState
+    /// A keychain item request for `owner` (the peer's uid, or the uid root named); `secret`
+    /// is the one the request carries, if any. Returns `done`, `item` with the secret, or `items`.
+    func item(_ operation: ItemRequest.Operation, owner: uid_t, secret: SecureBuffer?) throws(ControlFailure) -> ControlReplyMessage
 }

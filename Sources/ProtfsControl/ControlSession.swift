@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsControlClient
+import ProtfsCrypto
 
 /// One accepted connection: reads the request within the time limit, checks the peer,
 /// calls the handler and replies. Every malformed input gets a `failure` reply naming the
@@ -39,7 +40,24 @@ struct ControlSession {
             } else {
                 watch()
             }
+        case .item(let request): reply(answer(request, secrets: message.secrets))
         default: reply(answer(message))
+        }
+    }
+
+    /// Items belong to the peer's uid; only root names another (`--uid`).
+    private func answer(_ request: ItemRequest, secrets: [SecureBuffer]) -> ControlReplyMessage {
+        guard let peer = socket.peer() else {
+            return ControlReplyMessage(reply: .failure(ControlFailure(.failure, "not allowed: the daemon could not tell who is asking")))
+        }
+        if let uid = request.uid, uid != peer.uid, peer.uid != 0 {
+            return ControlReplyMessage(reply: .failure(ControlFailure(.failure, "not allowed: only root may act for another uid; "
+                                                                      + "you are uid \(peer.uid)")))
+        }
+        do throws(ControlFailure) {
+            return try handler.item(request.operation, owner: request.uid ?? peer.uid, secret: secrets.first)
+        } catch {
+            return ControlReplyMessage(reply: .failure(error))
         }
     }
 
@@ -55,7 +73,7 @@ struct ControlSession {
         do throws(ControlFailure) {
             switch message.request {
             case .status:
-                return .status(handler.status())
+                return .status(handler.status(caller: socket.peer()?.uid))
             case .lock(let mode):
                 try handler.lock(mode)
                 return .done
@@ -67,8 +85,8 @@ struct ControlSession {
                 return .done
             case .backingPath(let components):
                 return .backingPath(try handler.backingPath(of: components))
-            case .watch:
-                preconditionFailure("watch is a stream, served by watch()")
+            case .watch, .item:
+                preconditionFailure("served by watch() and answer(_:secrets:)")
             }
         } catch {
             return .failure(error)
@@ -92,8 +110,11 @@ struct ControlSession {
         _ = withUnsafeMutableBytes(of: &byte) { buffer in try? socket.receive(into: buffer, deadline: nil) }
     }
 
-    private func reply(_ reply: ControlReply) {
+    private func reply(_ reply: ControlReply) { self.reply(ControlReplyMessage(reply: reply)) }
+
+    /// Sends the reply and the secret of an `item` reply, straight from locked memory.
+    private func reply(_ message: ControlReplyMessage) {
         var sink = SocketByteSink(socket: socket)
-        try? ControlWire.write(reply, to: &sink)  // a client that left needs no answer
+        try? ControlWire.write(message.reply, secret: message.secret, to: &sink)  // a client that left needs no answer
     }
 }

@@ -43,13 +43,24 @@ public struct ControlClient: Sendable {
     /// Sends `request` with its passcodes and returns the daemon's reply; a `failure`
     /// reply is thrown.
     public func send(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(ControlFailure) -> ControlReply {
+        try exchange(request, secrets: secrets).reply
+    }
+
+    /// Like `send`, with the secret that follows an `item` reply (in locked memory).
+    public func exchange(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(ControlFailure) -> ControlReplyMessage {
         let socket = try connect()
         defer { socket.close() }
         try write(request, secrets: secrets, to: socket)
         var source = SocketByteSource(socket: socket, deadline: nil)  // `lock --wait` may take the whole grace
-        switch try readReply(from: &source) {
+        let message: ControlReplyMessage?
+        do {
+            message = try ControlWire.readReplyMessage(from: &source)
+        } catch {
+            throw ControlFailure(.failure, "the reply of the protfs daemon of \(mountpoint) was not understood: \(error)")
+        }
+        switch message?.reply {
         case .failure(let failure): throw failure
-        case let reply?: return reply
+        case .some: return message!
         case nil: throw ControlFailure(.failure, "the protfs daemon of \(mountpoint) closed the connection without answering; see its log")
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ProtfsCrypto
+import ProtfsDomain
 
 /// Where the bytes of a message come from: a socket with a deadline, or memory in tests.
 public protocol ControlByteSource {
@@ -21,7 +22,7 @@ public enum ControlWireError: Error, Sendable, Equatable, CustomStringConvertibl
     case truncated
     case timedOut
     case badMagic
-    case lengthOutOfRange(field: String, length: UInt32, limit: Int)
+    case lengthOutOfRange(field: String, length: UInt32, range: ClosedRange<Int>)
     case malformed(String)
     case system(operation: String, errno: Int32)
 
@@ -31,7 +32,7 @@ public enum ControlWireError: Error, Sendable, Equatable, CustomStringConvertibl
         case .truncated: "the connection was closed in the middle of a message"
         case .timedOut: "the message was not complete within \(ControlLimits.requestTimeoutSeconds) s"
         case .badMagic: "not a protfs control message of this version (protfsctl and the daemon must come from the same release)"
-        case .lengthOutOfRange(let field, let length, let limit): "\(field) length \(length) is outside 1...\(limit)"
+        case .lengthOutOfRange(let field, let length, let range): "\(field) length \(length) is outside \(range)"
         case .malformed(let reason): "malformed message: \(reason)"
         case .system(let operation, let errno): "\(operation) failed: \(String(cString: strerror(errno)))"
         }
@@ -47,13 +48,13 @@ public enum ControlWire {
 
     /// Sends the magic, the header and the secrets, each secret straight from locked memory.
     public static func write(_ request: ControlRequest, secrets: [SecureBuffer], to sink: inout some ControlByteSink) throws(ControlWireError) {
-        precondition(secrets.count == request.secretCount, "a \(request) request carries \(request.secretCount) secrets")
+        let lengths = request.secretLengths
+        precondition(secrets.count == lengths.count, "a \(request) request carries \(lengths.count) secrets")
         try send(magic, to: &sink)
         try send(frame(try json(request)), to: &sink)
-        for secret in secrets {
-            precondition((1...ControlLimits.maximumSecretLength).contains(secret.count))
-            try send(bigEndian(UInt32(secret.count)), to: &sink)
-            try secret.withUnsafeBytes { (bytes) throws(ControlWireError) in try sink.send(bytes) }
+        for (secret, allowed) in zip(secrets, lengths) {
+            precondition(allowed.contains(secret.count))
+            try send(secret, to: &sink)
         }
     }
 
@@ -65,19 +66,38 @@ public enum ControlWire {
         defer { secureZero(&header) }
         let request: ControlRequest = try decode(header)
         var secrets: [SecureBuffer] = []
-        for _ in 0..<request.secretCount {
-            let length = try readLength(from: &source, field: "passcode", limit: ControlLimits.maximumSecretLength)
-            let secret = SecureBuffer(count: length)
-            try secret.withUnsafeMutableBytes { (buffer) throws(ControlWireError) in try fillContinuing(buffer, from: &source) }
-            secrets.append(secret)
+        for allowed in request.secretLengths {
+            let field = if case .item = request { "secret" } else { "passcode" }
+            secrets.append(try readSecret(from: &source, field: field, allowed: allowed))
         }
         return ControlRequestMessage(request: request, secrets: secrets)
     }
 
+    /// A length, then that many bytes straight into locked memory.
+    private static func readSecret(from source: inout some ControlByteSource, field: String,
+                                   allowed: ClosedRange<Int>) throws(ControlWireError) -> SecureBuffer {
+        let length = try readLength(from: &source, field: field, allowed: allowed)
+        let secret = SecureBuffer(count: length)
+        if length > 0 {
+            try secret.withUnsafeMutableBytes { (buffer) throws(ControlWireError) in try fillContinuing(buffer, from: &source) }
+        }
+        return secret
+    }
+
+    private static func send(_ secret: SecureBuffer, to sink: inout some ControlByteSink) throws(ControlWireError) {
+        try send(bigEndian(UInt32(secret.count)), to: &sink)
+        if secret.count > 0 {
+            try secret.withUnsafeBytes { (bytes) throws(ControlWireError) in try sink.send(bytes) }
+        }
+    }
+
     // MARK: replies
 
-    public static func write(_ reply: ControlReply, to sink: inout some ControlByteSink) throws(ControlWireError) {
-        try send(frame(try json(reply)), to: &sink)
+    /// Sends a reply; an `item` reply's secret follows it, straight from locked memory.
+    public static func write(_ reply: ControlReply, secret: SecureBuffer? = nil, to sink: inout some ControlByteSink) throws(ControlWireError) {
+        if case .item = reply { precondition(secret != nil, "an item reply carries its secret") } else { precondition(secret == nil) }
+        try send(frame(try json(reply, limit: ControlLimits.maximumReplyLength)), to: &sink)
+        if let secret { try send(secret, to: &sink) }
     }
 
     /// The whole reply frame, for sending without blocking (watch events).
@@ -87,11 +107,20 @@ public enum ControlWire {
 
     /// Reads one reply; nil when the daemon closed the connection between replies.
     public static func readReply(from source: inout some ControlByteSource) throws(ControlWireError) -> ControlReply? {
+        try readReplyMessage(from: &source)?.reply
+    }
+
+    /// Reads one reply with the secret that follows an `item` reply.
+    public static func readReplyMessage(from source: inout some ControlByteSource) throws(ControlWireError) -> ControlReplyMessage? {
+        let reply: ControlReply
         do {
-            return try decode(try readFrame(from: &source, continuing: false))
+            reply = try decode(try readFrame(from: &source, continuing: false, limit: ControlLimits.maximumReplyLength))
         } catch .closed {
             return nil
         }
+        guard case .item = reply else { return ControlReplyMessage(reply: reply) }
+        let secret = try readSecret(from: &source, field: "secret", allowed: 0...ItemLimits.maximumSecretLength)
+        return ControlReplyMessage(reply: reply, secret: secret)
     }
 
     // MARK: frames
@@ -100,17 +129,19 @@ public enum ControlWire {
 
     /// A length-prefixed frame. `continuing`: the frame is not the start of a message, so an
     /// end of stream before it is a truncation, not a clean close.
-    private static func readFrame(from source: inout some ControlByteSource, continuing: Bool) throws(ControlWireError) -> [UInt8] {
-        let length = try readLength(from: &source, field: "header", limit: ControlLimits.maximumHeaderLength,
-                                    atMessageStart: !continuing)
+    private static func readFrame(from source: inout some ControlByteSource, continuing: Bool,
+                                  limit: Int = ControlLimits.maximumHeaderLength) throws(ControlWireError) -> [UInt8] {
+        let length = try readLength(from: &source, field: "header", allowed: 1...limit, atMessageStart: !continuing)
         return try readBytes(length, from: &source, atMessageStart: false)
     }
 
-    private static func readLength(from source: inout some ControlByteSource, field: String, limit: Int,
+    private static func readLength(from source: inout some ControlByteSource, field: String, allowed: ClosedRange<Int>,
                                    atMessageStart: Bool = false) throws(ControlWireError) -> Int {
         let raw = try readBytes(4, from: &source, atMessageStart: atMessageStart)
         let length = raw.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard length >= 1, length <= limit else { throw .lengthOutOfRange(field: field, length: length, limit: limit) }
+        guard allowed.contains(Int(length)) else {
+            throw .lengthOutOfRange(field: field, length: length, range: allowed)
+        }
         return Int(length)
     }
 
@@ -145,13 +176,13 @@ public enum ControlWire {
 
     // MARK: JSON
 
-    private static func json(_ value: some Encodable) throws(ControlWireError) -> [UInt8] {
+    private static func json(_ value: some Encodable, limit: Int = ControlLimits.maximumHeaderLength) throws(ControlWireError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
         let bytes: [UInt8]
         do { bytes = Array(try encoder.encode(value)) } catch { throw .malformed("cannot encode: \(error)") }
-        guard bytes.count <= ControlLimits.maximumHeaderLength else {
-            throw .lengthOutOfRange(field: "header", length: UInt32(clamping: bytes.count), limit: ControlLimits.maximumHeaderLength)
+        guard bytes.count <= limit else {
+            throw .lengthOutOfRange(field: "header", length: UInt32(clamping: bytes.count), range: 1...limit)
         }
         return bytes
     }

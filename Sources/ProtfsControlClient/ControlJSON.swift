@@ -49,6 +49,28 @@ extension ControlRequest: Codable {
             }
             throw DecodingError.dataCorrupted(.init(codingPath: [WireKey("components")], debugDescription: problem))
         case "watch": try keys(); self = .watch
+        case "itemAdd":
+            try keys("uid", "item")
+            self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
+                                     .add(try container.decodeItem(forKey: "item", withTimes: false))))
+        case "itemGet", "itemDelete":
+            try keys("uid", "service", "account")
+            let service = try container.decode(String.self, forKey: WireKey("service"))
+            let account = try container.decode(String.self, forKey: WireKey("account"))
+            self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
+                                     kind == "itemGet" ? .get(service: service, account: account)
+                                                       : .delete(service: service, account: account)))
+        case "itemUpdate":
+            try keys("uid", "service", "account", "changes", "secret")
+            self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
+                                     .update(service: try container.decode(String.self, forKey: WireKey("service")),
+                                             account: try container.decode(String.self, forKey: WireKey("account")),
+                                             changes: try container.decodeChanges(forKey: "changes"),
+                                             changesSecret: try container.decode(Bool.self, forKey: WireKey("secret")))))
+        case "itemList":
+            try keys("uid", "service")
+            self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
+                                     .list(service: try container.decodeIfPresent(String.self, forKey: WireKey("service")))))
         default: throw container.unknownKind(kind, of: "request")
         }
     }
@@ -66,6 +88,23 @@ extension ControlRequest: Codable {
             try container.encode("backingPath", forKey: WireKey("request"))
             try container.encode(components, forKey: WireKey("components"))
         case .watch: try container.encode("watch", forKey: WireKey("request"))
+        case .item(let request):
+            try container.encode(request.kind, forKey: WireKey("request"))
+            try container.encode(request.uid, forKey: WireKey("uid"))
+            switch request.operation {
+            case .add(let attributes):
+                try container.encodeItem(attributes, forKey: "item", withTimes: false)
+            case .get(let service, let account), .delete(let service, let account):
+                try container.encode(service, forKey: WireKey("service"))
+                try container.encode(account, forKey: WireKey("account"))
+            case .update(let service, let account, let changes, let changesSecret):
+                try container.encode(service, forKey: WireKey("service"))
+                try container.encode(account, forKey: WireKey("account"))
+                try container.encodeChanges(changes, forKey: "changes")
+                try container.encode(changesSecret, forKey: WireKey("secret"))
+            case .list(let service):
+                try container.encode(service, forKey: WireKey("service"))
+            }
         }
     }
 
@@ -100,6 +139,8 @@ extension ControlReply: Codable {
             self = .failure(ControlFailure(exitCode, try container.decode(String.self, forKey: WireKey("message"))))
         case "watching": try keys("state"); self = .watching(try container.decode(LockState.self, forKey: WireKey("state")))
         case "event": try keys("event"); self = .event(try container.decode(LockEvent.self, forKey: WireKey("event")))
+        case "item": try keys("item"); self = .item(try container.decodeItem(forKey: "item", withTimes: true))
+        case "items": try keys("items"); self = .items(try container.decodeItems(forKey: "items"))
         default: throw container.unknownKind(kind, of: "reply")
         }
     }
@@ -124,6 +165,12 @@ extension ControlReply: Codable {
         case .event(let event):
             try container.encode("event", forKey: WireKey("reply"))
             try container.encode(event, forKey: WireKey("event"))
+        case .item(let attributes):
+            try container.encode("item", forKey: WireKey("reply"))
+            try container.encodeItem(attributes, forKey: "item", withTimes: true)
+        case .items(let list):
+            try container.encode("items", forKey: WireKey("reply"))
+            try container.encodeItems(list, forKey: "items")
         }
     }
 }

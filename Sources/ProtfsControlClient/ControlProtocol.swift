@@ -13,10 +13,21 @@ import ProtfsDomain
 //                 {"request":"passwd"}                          + 2 secrets: old, new
 //                 {"request":"backingPath","components":[[byte, ...], ...]}
 //                 {"request":"watch"}
-//   secret   := u32 length (1 ... 4096), then the passcode's bytes
+//                 {"request":"itemAdd","uid":N|null,"item":{ATTRIBUTES}}     + 1 secret: the item's
+//                 {"request":"itemGet","uid":N|null,"service":"...","account":"..."}
+//                 {"request":"itemUpdate","uid":N|null,"service":"...","account":"...",
+//                  "changes":{SOME ATTRIBUTES},"secret":true|false}        + 1 secret when true
+//                 {"request":"itemDelete","uid":N|null,"service":"...","account":"..."}
+//                 {"request":"itemList","uid":N|null,"service":"..."|null}
+//   secret   := u32 length, then its bytes: a passcode 1 ... 4096, an item's secret 0 ... 65536
+//
+// ATTRIBUTES: "service", "account", "label", "description", "comment" (strings),
+// "generic" (base64), "accessible" (canonical name); an item in a reply also has "created"
+// and "modified" (Unix seconds).
 //
 // The number of secrets follows from the request; the server reads each one straight into
-// locked memory, so a passcode never passes through JSON, a String or an array. Keys other
+// locked memory, so a passcode or an item's secret never passes through JSON, a String or an
+// array. Keys other
 // than the ones shown, nesting deeper than 8, a missing or extra byte, or a message not
 // complete within 5 s are refused with a `failure` reply (or, for a connection that sent
 // nothing, silence) and the connection is closed.
@@ -28,6 +39,10 @@ import ProtfsDomain
 //                 {"reply":"failure","exitCode":N,"message":"..."}
 //                 {"reply":"watching","state":"..."}      then, for as long as the client
 //                 {"reply":"event","event":"..."}          stays, one frame per event
+//                 {"reply":"item","item":{ATTRIBUTES}}     then 1 secret, as in a request
+//                 {"reply":"items","items":[{ATTRIBUTES}, ...]}   (never a secret)
+//
+// A reply is at most 64 MiB (a list of many items); the client reads it from its own daemon.
 //
 // The daemon closes the connection after its reply, or at unmount for `watch`.
 
@@ -40,21 +55,26 @@ public enum ControlRequest: Sendable, Equatable {
     /// The plaintext names from the mount's root to the object.
     case backingPath([[UInt8]])
     case watch
+    case item(ItemRequest)
 
-    /// The passcodes that follow the header on the wire.
-    public var secretCount: Int {
+    /// The secrets that follow the header on the wire: how many, and the lengths each may have.
+    public var secretLengths: [ClosedRange<Int>] {
+        let passcode = 1...ControlLimits.maximumSecretLength
         switch self {
-        case .unlock: 1
-        case .changePasscode: 2
-        case .status, .lock, .backingPath, .watch: 0
+        case .unlock: return [passcode]
+        case .changePasscode: return [passcode, passcode]
+        case .item(let request): return request.secretLengths
+        case .status, .lock, .backingPath, .watch: return []
         }
     }
+
+    public var secretCount: Int { secretLengths.count }
 
     /// Only the mounting user and root may change the state, the passcode, or learn backing
     /// names; anyone may ask for the status or watch.
     public var needsMountingUser: Bool {
         switch self {
-        case .status, .watch: false
+        case .status, .watch, .item: false
         case .lock, .unlock, .changePasscode, .backingPath: true
         }
     }
@@ -68,6 +88,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .changePasscode: "change the passcode of"
         case .backingPath: "look up backing paths in"
         case .watch: "watch"
+        case .item: "use the keychain items of"
         }
     }
 }
@@ -79,6 +100,17 @@ public struct ControlRequestMessage: Sendable {
     public let secrets: [SecureBuffer]
 }
 
+/// A reply as the client received it: the secret of an `item` reply in locked memory.
+public struct ControlReplyMessage: Sendable {
+    public let reply: ControlReply
+    public let secret: SecureBuffer?
+
+    public init(reply: ControlReply, secret: SecureBuffer? = nil) {
+        self.reply = reply
+        self.secret = secret
+    }
+}
+
 /// One reply frame of the daemon.
 public enum ControlReply: Sendable, Equatable {
     case done
@@ -88,11 +120,17 @@ public enum ControlReply: Sendable, Equatable {
     /// The first frame of a watch: subscribed, and the state at that moment.
     case watching(LockState)
     case event(LockEvent)
+    /// An item's attributes; its secret follows the frame.
+    case item(ItemAttributes)
+    /// Attributes only, never a secret.
+    case items([ItemAttributes])
 }
 
 /// The limits every frame is held to, on both sides.
 public enum ControlLimits {
     public static let maximumHeaderLength = 64 * 1024
+    /// A reply listing many items may be longer than a request.
+    public static let maximumReplyLength = 64 * 1024 * 1024
     /// At most two secrets follow a header (`passwd`); how many is fixed by the request.
     public static let maximumSecretLength = PasscodeLimits.maximumByteCount
     public static let maximumJSONDepth = 8

@@ -1,6 +1,6 @@
 import ProtfsDomain
 
-/// `protfsctl status --json`: exactly SPEC section 5's fields.
+/// `protfsctl status --json`: SPEC section 5's fields and the caller's item count.
 public struct StatusReport: Sendable, Codable, Equatable {
     public var state: LockState
     public var graceSecondsLeft: Int?
@@ -12,9 +12,11 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var autolock: Int
     public var failedAttempts: Int
     public var retryAfterSeconds: Int?
+    /// The caller's keychain items (SPEC section 6); nil when the store could not be read.
+    public var items: Int?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32, mountpoint: String, backing: String,
-                passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?) {
+                passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil) {
         self.state = state
         self.graceSecondsLeft = graceSecondsLeft
         self.pid = pid
@@ -25,12 +27,14 @@ public struct StatusReport: Sendable, Codable, Equatable {
         self.autolock = autolock
         self.failedAttempts = failedAttempts
         self.retryAfterSeconds = retryAfterSeconds
+        self.items = items
     }
 }
 
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
+        case items
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
@@ -47,6 +51,7 @@ extension StatusReport {
         try container.encode(autolock, forKey: .autolock)
         try container.encode(failedAttempts, forKey: .failedAttempts)
         try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
+        try container.encode(items, forKey: .items)
     }
 }
 

@@ -10,6 +10,7 @@ enum KDFContexts {
     static let passcodeTangle = KDFContext("pftangle")
     static let headerMAC = KDFContext("pfhdrmac")
     static let headerClass = KDFContext("pfhdrcls")
+    static let itemDevice = KDFContext("pfitmdev")
     // Subkeys of the filesystem key (the analog of the volume key).
     static let nameMAC = KDFContext("pfnammac")
     static let nameEncryption = KDFContext("pfnamenc")
@@ -20,6 +21,8 @@ enum KDFContexts {
     static let xattrNameEncryption = KDFContext("pfxanenc")
     static let symlinkTarget = KDFContext("pfsymlnk")
     static let classHint = KDFContext("pfclshnt")
+    static let itemName = KDFContext("pfitmnam")
+    static let itemMetadata = KDFContext("pfitmmet")
 }
 
 /// The keys derived from the device key. Available in every lock state.
@@ -36,6 +39,8 @@ public final class DeviceKeys: Sendable {
     public let headerMAC: SymmetricKey
     /// Stream key that hides a header slot's class and wrap fields (format 2).
     public let headerClass: SymmetricKey
+    /// Binds the keys of `...ThisDeviceOnly` keychain items to this device.
+    public let itemDevice: SymmetricKey
 
     public init(deviceKey: SymmetricKey) {
         keyCheck = deviceKey.deriveSubkey(context: KDFContexts.deviceKeyCheck)
@@ -44,6 +49,7 @@ public final class DeviceKeys: Sendable {
         passcodeTangle = deviceKey.deriveSubkey(context: KDFContexts.passcodeTangle)
         headerMAC = deviceKey.deriveSubkey(context: KDFContexts.headerMAC)
         headerClass = deviceKey.deriveSubkey(context: KDFContexts.headerClass)
+        itemDevice = deviceKey.deriveSubkey(context: KDFContexts.itemDevice)
     }
 }
 
@@ -59,6 +65,10 @@ public final class FilesystemKeys: Sendable {
     public let xattrNameEncryption: SymmetricKey
     public let symlinkTarget: SymmetricKey
     public let classHint: SymmetricKey
+    /// Names keychain item records (keyed BLAKE2b of owner, service and account).
+    public let itemName: SymmetricKey
+    /// Seals keychain item attributes.
+    public let itemMetadata: SymmetricKey
 
     public init(filesystemKey: SymmetricKey) {
         nameMAC = filesystemKey.deriveSubkey(context: KDFContexts.nameMAC)
@@ -70,6 +80,8 @@ public final class FilesystemKeys: Sendable {
         xattrNameEncryption = filesystemKey.deriveSubkey(context: KDFContexts.xattrNameEncryption)
         symlinkTarget = filesystemKey.deriveSubkey(context: KDFContexts.symlinkTarget)
         classHint = filesystemKey.deriveSubkey(context: KDFContexts.classHint)
+        itemName = filesystemKey.deriveSubkey(context: KDFContexts.itemName)
+        itemMetadata = filesystemKey.deriveSubkey(context: KDFContexts.itemMetadata)
     }
 }
 

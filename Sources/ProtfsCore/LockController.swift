@@ -115,8 +115,17 @@ public final class LockController: Sendable {
     /// Checks `access` for `protectionClass` and runs `body` under the same shared hold.
     public func perform<R>(_ access: ContentAccess, on protectionClass: ProtectionClass, writing: Bool = false,
                            _ body: () throws(Errno) -> R) throws(Errno) -> R {
+        try perform([(access, protectionClass)], writing: writing, body)
+    }
+
+    /// Checks every `(access, class)` pair (a keychain item changing its accessibility needs
+    /// its old class and its new one) and runs `body` under one shared hold.
+    public func perform<R>(_ accesses: [(ContentAccess, ProtectionClass)], writing: Bool = false,
+                           _ body: () throws(Errno) -> R) throws(Errno) -> R {
         try withSharedHold { (held) throws(Errno) -> R in
-            try held.check(access, of: protectionClass, writing: writing)
+            for (access, protectionClass) in accesses {
+                try held.check(access, of: protectionClass, writing: writing)
+            }
             return try body()
         }
     }

@@ -14,4 +14,6 @@ public enum ReservedNames {
     public static let sidecarSuffix = ".name"
     /// Where `fsck --repair` puts objects the mount cannot read, in the backing root only.
     public static let lostAndFound = "protfs.lost+found"
+    /// Keychain item records, in the backing root only.
+    public static let items = "protfs.items"
 }

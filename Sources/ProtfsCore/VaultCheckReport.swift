@@ -8,6 +8,10 @@ public struct VaultCheckReport: Sendable {
     public internal(set) var symlinks = 0
     /// FIFOs, sockets and device nodes: only their names are checked.
     public internal(set) var otherNodes = 0
+    /// Keychain item records (`protfs.items`), and those whose secret was not checked for
+    /// want of their class key.
+    public internal(set) var items = 0
+    public internal(set) var itemsNotChecked = 0
     /// Classes whose keys were not in memory, so their files' contents were not checked.
     public internal(set) var classesWithoutKeys: [ProtectionClass] = []
     /// Files whose contents were not checked for want of their class key.
@@ -27,7 +31,7 @@ public struct VaultCheckReport: Sendable {
     public internal(set) var formatOneSymlinks = 0
     public internal(set) var symlinksUpgraded = 0
 
-    public var objectsChecked: Int { files + directories + symlinks + otherNodes }
+    public var objectsChecked: Int { files + directories + symlinks + otherNodes + items }
     public var damaged: [VaultFinding] { findings.filter(\.problem.isDamage) }
     public var repairedCount: Int { damaged.filter(\.outcome.isRepaired).count }
     public var damageLeft: Bool { damaged.contains { !$0.outcome.isRepaired } }
@@ -43,12 +47,16 @@ public struct VaultCheckReport: Sendable {
         var kinds = [Self.count(files, "file", "files"), Self.count(directories, "directory", "directories"),
                      Self.count(symlinks, "symlink", "symlinks")]
         if otherNodes > 0 { kinds.append(Self.count(otherNodes, "other node", "other nodes")) }
+        if items > 0 { kinds.append(Self.count(items, "keychain item", "keychain items")) }
         var parts = ["checked \(Self.count(objectsChecked, "object", "objects")) (\(kinds.joined(separator: ", ")))",
                      "\(damaged.count) damaged", "\(repairedCount) repaired"]
         if !classesWithoutKeys.isEmpty {
             let names = classesWithoutKeys.map(\.name).joined(separator: ", ")
             parts.append("not checked without the passcode: contents of \(classesWithoutKeys.count == 1 ? "class" : "classes") \(names)"
                          + " (\(Self.count(filesNotChecked, "file", "files")))")
+        }
+        if itemsNotChecked > 0 {
+            parts.append("not checked without the passcode: secrets of \(Self.count(itemsNotChecked, "keychain item", "keychain items"))")
         }
         if formatOneFiles + formatOneDirectories > 0 {
             let objects = [Self.count(formatOneFiles, "file", "files"), Self.count(formatOneDirectories, "directory", "directories")]

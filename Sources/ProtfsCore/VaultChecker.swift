@@ -60,6 +60,7 @@ public final class VaultChecker {
             collectLinkReferences(in: moved)
         }
         checkLinkBlobs()
+        checkItems()
         return report
     }
 
@@ -212,14 +213,15 @@ public final class VaultChecker {
         moveToLostAndFound(name, in: parent, location: location, problem: problem)
     }
 
-    /// The daemon's own names: `protfs.dir` everywhere; the keybag, the link blobs and
-    /// lost+found in the root; temporaries (removed). Anything else in the namespace is foreign.
+    /// The daemon's own names: `protfs.dir` everywhere; the keybag, the link blobs, the
+    /// keychain items and lost+found in the root; temporaries (removed). Anything else in the namespace is foreign.
     private func checkReserved(_ name: String, status: stat, in directory: FileDescriptor, isRoot: Bool, location: Location) {
         switch name {
         case DirectoryMetadata.fileName where status.isRegularFile,
              Keybag.fileName where isRoot && status.isRegularFile,
              ReservedNames.links where isRoot && status.isDirectory,
-             ReservedNames.lostAndFound where isRoot && status.isDirectory:
+             ReservedNames.lostAndFound where isRoot && status.isDirectory,
+             ReservedNames.items where isRoot && status.isDirectory:
             return
         default:
             // A temporary symlink is a rename's or an upgrade's that a crash interrupted.

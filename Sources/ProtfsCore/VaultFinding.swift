@@ -69,6 +69,10 @@ public struct VaultFinding: Sendable, Equatable {
         case attributeValueDamaged(name: [UInt8], backingName: String)
         /// An out-of-line symlink target no symlink refers to.
         case orphanLinkBlob
+        /// A keychain item record whose structure or attributes do not authenticate here.
+        case itemRecordDamaged
+        /// A keychain item whose key or secret does not open under its class key.
+        case itemSecretDamaged
         /// Not made by protfs: the mount never shows it and fsck leaves it alone.
         case foreign
         /// The check itself failed here: this part of the vault is not checked.
@@ -148,6 +152,10 @@ public struct VaultFinding: Sendable, Equatable {
                 "value of extended attribute \(DisplayName.escaped(name)) fails authentication"
             case .orphanLinkBlob:
                 "out-of-line symlink target that no symlink refers to"
+            case .itemRecordDamaged:
+                "keychain item record fails authentication (tampered, or copied from another record or vault)"
+            case .itemSecretDamaged:
+                "keychain item's key or secret does not open under its class key"
             case .foreign:
                 "not made by protfs; the mount does not show it"
             case .symlinkTargetNewer:

@@ -45,3 +45,31 @@ public func secureZero(_ buffer: UnsafeMutableRawBufferPointer) {
 public func secureZero(_ array: inout [UInt8]) {
     array.withUnsafeMutableBytes { secureZero($0) }
 }
+
+extension SecureBuffer {
+    /// Standard base64 (with padding) of the contents, in locked memory too: a secret printed
+    /// as JSON never passes through a `String`.
+    public func base64Encoded() -> SecureBuffer {
+        Sodium.ensure()
+        let variant = sodium_base64_VARIANT_ORIGINAL
+        let capacity = sodium_base64_encoded_len(count, variant)  // with the terminating NUL
+        let staging = SecureBuffer(count: capacity)
+        staging.withUnsafeMutableBytes { out in
+            withUnsafeBytes { input in
+                _ = sodium_bin2base64(out.baseAddress!.assumingMemoryBound(to: CChar.self), capacity,
+                                      input.baseAddress?.assumingMemoryBound(to: UInt8.self), count, variant)
+            }
+        }
+        let encoded = SecureBuffer(count: capacity - 1)
+        staging.withUnsafeBytes { source in
+            encoded.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: source.prefix(capacity - 1))) }
+        }
+        return encoded
+    }
+
+    /// The first `length` bytes in a buffer of their own.
+    public func prefix(_ length: Int) -> SecureBuffer {
+        precondition(length <= count)
+        return withUnsafeBytes { SecureBuffer(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(length))) }
+    }
+}

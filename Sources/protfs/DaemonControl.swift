@@ -10,20 +10,22 @@ final class DaemonControl: ControlHandler {
     let controller: LockController
     let vault: Vault
     let fileSystem: VaultFileSystem
+    let items: ItemStore
     let mountpoint: String
 
-    init(controller: LockController, vault: Vault, fileSystem: VaultFileSystem, mountpoint: String) {
+    init(controller: LockController, vault: Vault, fileSystem: VaultFileSystem, items: ItemStore, mountpoint: String) {
         self.controller = controller
         self.vault = vault
         self.fileSystem = fileSystem
+        self.items = items
         self.mountpoint = mountpoint
     }
 
-    func status() -> StatusReport {
+    func status(caller: uid_t?) -> StatusReport {
         StatusReport(state: controller.state, graceSecondsLeft: controller.graceSecondsLeft, pid: getpid(),
                      mountpoint: mountpoint, backing: vault.backingPath, passcodeSet: vault.passcodeSet,
                      grace: controller.grace, autolock: controller.autolock, failedAttempts: vault.failedAttempts,
-                     retryAfterSeconds: vault.retryAfterSeconds)
+                     retryAfterSeconds: vault.retryAfterSeconds, items: caller.flatMap { try? items.count(owner: $0) })
     }
 
     func lock(_ request: LockRequest) throws(ControlFailure) {
@@ -56,5 +58,29 @@ final class DaemonControl: ControlHandler {
 
     func watch(_ listener: @escaping @Sendable (LockEvent) -> Bool) -> LockState {
         controller.watch(listener)
+    }
+
+    func item(_ operation: ItemRequest.Operation, owner: uid_t, secret: SecureBuffer?) throws(ControlFailure) -> ControlReplyMessage {
+        do throws(ItemError) {
+            switch operation {
+            case .add(let attributes):
+                guard let secret else { throw .invalid("an item needs a secret") }
+                try items.add(attributes, owner: owner, secret: secret)
+                return ControlReplyMessage(reply: .done)
+            case .get(let service, let account):
+                let (attributes, secret) = try items.get(ItemIdentity(owner: owner, service: service, account: account))
+                return ControlReplyMessage(reply: .item(attributes), secret: secret)
+            case .update(let service, let account, let changes, _):
+                try items.update(ItemIdentity(owner: owner, service: service, account: account), changes: changes, secret: secret)
+                return ControlReplyMessage(reply: .done)
+            case .delete(let service, let account):
+                try items.delete(ItemIdentity(owner: owner, service: service, account: account))
+                return ControlReplyMessage(reply: .done)
+            case .list(let service):
+                return ControlReplyMessage(reply: .items(try items.list(owner: owner, service: service)))
+            }
+        } catch {
+            throw ControlFailure(error.exitCode, error.description)
+        }
     }
 }

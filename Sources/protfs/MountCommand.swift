@@ -105,8 +105,9 @@ enum MountCommand {
             fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
                                              reportDamage: { log.damage($0) })
             adapter = FuseAdapter(fileSystem: fileSystem, log: log)
+            let items = ItemStore(vault: vault, controller: controller, reportDamage: { log.damage($0) })
             control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,
-                                                               mountpoint: mountpoint),
+                                                               items: items, mountpoint: mountpoint),
                                         mountpoint: mountpoint, mountingUser: getuid())
             session = try FuseSession(adapter: adapter, configuration: configuration)
         } catch let error as FuseSessionError {

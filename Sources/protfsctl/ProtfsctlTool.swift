@@ -13,10 +13,10 @@ enum ProtfsctlTool {
         ClassCommands.get,
         ClassCommands.set,
         BackingPathCommand.command,
-    ])
+    ] + ItemCommands.all)
 
     static func run(_ arguments: [String]) -> Int32 {
-        // unlock and passwd hold passcodes: no core dump may carry them.
+        // unlock and passwd hold passcodes, item commands secrets: no core dump may carry them.
         _ = protfs_set_undumpable()
         return table.run(arguments)
     }

@@ -33,6 +33,7 @@ enum StatusCommand {
             ("failed attempts", String(report.failedAttempts)),
         ]
         if let retry = report.retryAfterSeconds { rows.append(("next attempt", "in \(retry) s")) }
+        if let items = report.items { rows.append(("your items", String(items))) }
         let width = rows.map(\.0.count).max()! + 2
         return rows.map { label, value in
             (label + ":").padding(toLength: width, withPad: " ", startingAt: 0) + value + "\n"

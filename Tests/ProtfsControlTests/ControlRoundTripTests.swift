@@ -76,6 +76,6 @@ import ProtfsCore
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let json = String(decoding: try encoder.encode(report), as: UTF8.self)
-        #expect(json == #"{"autolock":0,"backing":"/srv/backing","failedAttempts":0,"grace":10,"graceSecondsLeft":null,"mountpoint":"/mnt/fake","passcodeSet":true,"pid":4242,"retryAfterSeconds":null,"state":"unlocked"}"#)
+        #expect(json == #"{"autolock":0,"backing":"/srv/backing","failedAttempts":0,"grace":10,"graceSecondsLeft":null,"items":0,"mountpoint":"/mnt/fake","passcodeSet":true,"pid":4242,"retryAfterSeconds":null,"state":"unlocked"}"#)
     }
 }

@@ -35,13 +35,15 @@ struct ControlWireFuzzTests {
         let extremes: [UInt32] = [0, 1, 2, 4095, 4096, 4097, 65535, 65536, 65537, 0x7FFF_FFFF, 0x8000_0000, .max]
         for (request, secrets) in Self.requests {
             let message = try Self.encoded((request, secrets))
-            for offset in Self.lengthFieldOffsets(of: message, secrets: secrets.count) {
+            // The header's length, then each secret's, with the lengths each field allows.
+            let allowed = [1...ControlLimits.maximumHeaderLength] + request.secretLengths
+            for (offset, range) in zip(Self.lengthFieldOffsets(of: message, secrets: secrets.count), allowed) {
                 for value in extremes {
                     var changed = message
                     changed.replaceSubrange(offset..<(offset + 4), with: Self.bigEndian(value))
                     let outcome = Self.decodeRequest(changed)
                     #expect(Self.isWellFormed(outcome), "length \(value) at \(offset)")
-                    if value == 0 || value > UInt32(ControlLimits.maximumHeaderLength) {
+                    if !range.contains(Int(value)) {
                         guard case .failure(.lengthOutOfRange) = outcome else {
                             Issue.record("length \(value) at \(offset) gave \(outcome)")
                             continue
@@ -116,13 +118,13 @@ struct ControlWireFuzzTests {
         return Result { () throws(ControlWireError) in try ControlWire.readReply(from: &source) }
     }
 
-    /// A decoded request must carry the secrets its kind needs, each within the limit; an
+    /// A decoded request must carry the secrets its kind needs, each within its kind's limits; an
     /// error must say something.
     static func isWellFormed(_ outcome: Result<RequestSummary, ControlWireError>) -> Bool {
         switch outcome {
         case .success(let summary):
             return summary.secretLengths.count == summary.request.secretCount
-                && summary.secretLengths.allSatisfy { (1...ControlLimits.maximumSecretLength).contains($0) }
+                && zip(summary.secretLengths, summary.request.secretLengths).allSatisfy { $1.contains($0) }
                 && ControlRequest.problem(inComponents: summary.components) == nil
         case .failure(let error):
             return !error.description.isEmpty

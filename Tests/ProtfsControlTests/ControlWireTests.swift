@@ -1,4 +1,5 @@
 import ProtfsTestSupport
+import ProtfsDomain
 import Testing
 @testable import ProtfsControl
 @testable import ProtfsControlClient
@@ -14,6 +15,16 @@ import ProtfsCore
         (.changePasscode, [Array("old".utf8), [0, 0xFF, 0x0A]]),
         (.backingPath([Array("dir".utf8), [0xC3, 0x28], Array(repeating: 0x61, count: 255)]), []),
         (.watch, []),
+        (.item(ItemRequest(uid: nil, .add(ItemAttributes(service: "svc", account: "acct", label: "L", generic: [0, 0xFF],
+                                                         accessibility: .afterFirstUnlock)))), [[0, 0x0A]]),
+        (.item(ItemRequest(uid: 1000, .add(ItemAttributes(service: "s", account: "")))), [[]]),
+        (.item(ItemRequest(uid: nil, .get(service: "s", account: "a"))), []),
+        (.item(ItemRequest(uid: 0, .update(service: "s", account: "a", changes: ItemChanges(label: "x", accessibility: .always),
+                                           changesSecret: true))), [[1, 2, 3]]),
+        (.item(ItemRequest(uid: nil, .update(service: "s", account: "a", changes: ItemChanges(), changesSecret: false))), []),
+        (.item(ItemRequest(uid: nil, .delete(service: "s", account: "a"))), []),
+        (.item(ItemRequest(uid: nil, .list(service: nil))), []),
+        (.item(ItemRequest(uid: 7, .list(service: "s"))), []),
     ]
 
     static let replies: [ControlReply] = [
@@ -24,6 +35,9 @@ import ProtfsCore
         .failure(ControlFailure(.rateLimited, "too many wrong passcodes: retry in 55 s")),
         .watching(.beforeFirstUnlock),
         .event(.didBecomeAvailable),
+        .items([ItemAttributes(service: "s", account: "a", label: "L", description: "D", comment: "C", generic: [1],
+                               accessibility: .whenPasscodeSetThisDeviceOnly, created: 1, modified: 2)]),
+        .items([]),
     ]
 
     @Test func requestsRoundTrip() throws {

@@ -1,3 +1,4 @@
+import Glibc
 import ProtfsControl
 @testable import ProtfsControlClient
 import ProtfsCore
@@ -16,15 +17,21 @@ final class FakeHandler: ControlHandler {
         var passcode = FakeHandler.passcode
         var listeners: [@Sendable (LockEvent) -> Bool] = []
         var eventsDuringSubscribe: [LockEvent] = []
+        /// Items by owner, then by service and account, with their secrets.
+        var items: [uid_t: [[String]: (ItemAttributes, [UInt8])]] = [:]
+        var itemOwners: [uid_t] = []
     }
 
     let record = Mutex(Record())
 
-    func status() -> StatusReport {
-        let state = record.withLock { $0.state }
+    /// The status as the tests' own uid sees it.
+    func status() -> StatusReport { status(caller: getuid()) }
+
+    func status(caller: uid_t?) -> StatusReport {
+        let (state, items) = record.withLock { record in (record.state, caller.map { record.items[$0]?.count ?? 0 }) }
         return StatusReport(state: state, graceSecondsLeft: state == .locking ? 7 : nil, pid: 4242, mountpoint: "/mnt/fake",
                             backing: "/srv/backing", passcodeSet: true, grace: 10, autolock: 0, failedAttempts: 0,
-                            retryAfterSeconds: nil)
+                            retryAfterSeconds: nil, items: items)
     }
 
     func lock(_ request: LockRequest) throws(ControlFailure) {
@@ -71,6 +78,38 @@ final class FakeHandler: ControlHandler {
     }
 
     var listenerCount: Int { record.withLock { $0.listeners.count } }
+
+    /// Keeps items in memory, by the owner the server passes: enough to round-trip requests,
+    /// replies and secrets over the wire.
+    func item(_ operation: ItemRequest.Operation, owner: uid_t, secret: SecureBuffer?) throws(ControlFailure) -> ControlReplyMessage {
+        let bytes = secret?.withUnsafeBytes { Array($0) }
+        return try record.withLock { (record) throws(ControlFailure) -> ControlReplyMessage in
+            record.itemOwners.append(owner)
+            switch operation {
+            case .add(let attributes):
+                let key = [attributes.service, attributes.account]
+                guard record.items[owner, default: [:]][key] == nil else { throw ControlFailure(.alreadyExists, "exists") }
+                record.items[owner, default: [:]][key] = (attributes, bytes ?? [])
+                return ControlReplyMessage(reply: .done)
+            case .get(let service, let account):
+                guard let (attributes, stored) = record.items[owner]?[[service, account]] else { throw ControlFailure(.notFound, "no item") }
+                return ControlReplyMessage(reply: .item(attributes), secret: stored.withUnsafeBytes { SecureBuffer(copying: $0) })
+            case .update(let service, let account, let changes, _):
+                guard var (attributes, stored) = record.items[owner]?[[service, account]] else { throw ControlFailure(.notFound, "no item") }
+                attributes.label = changes.label ?? attributes.label
+                attributes.accessibility = changes.accessibility ?? attributes.accessibility
+                if let bytes { stored = bytes }
+                record.items[owner]![[service, account]] = (attributes, stored)
+                return ControlReplyMessage(reply: .done)
+            case .delete(let service, let account):
+                guard record.items[owner]?.removeValue(forKey: [service, account]) != nil else { throw ControlFailure(.notFound, "no item") }
+                return ControlReplyMessage(reply: .done)
+            case .list(let service):
+                let all = record.items[owner, default: [:]].values.map(\.0).filter { service == nil || $0.service == service }
+                return ControlReplyMessage(reply: .items(all.sorted { $0.account < $1.account }))
+            }
+        }
+    }
 
     private func check(_ passcode: SecureBuffer) throws(ControlFailure) {
         let given = passcode.withUnsafeBytes { Array($0) }

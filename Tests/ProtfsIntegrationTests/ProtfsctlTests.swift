@@ -37,8 +37,9 @@ struct ProtfsctlTests {
         defer { try? vault.unmount() }
         var object = try statusObject(vault)
         #expect(Set(object.keys) == ["state", "graceSecondsLeft", "pid", "mountpoint", "backing", "passcodeSet", "grace",
-                                     "autolock", "failedAttempts", "retryAfterSeconds"])
+                                     "autolock", "failedAttempts", "retryAfterSeconds", "items"])
         #expect(object["state"] as? String == "unlocked")
+        #expect((object["items"] as? NSNumber)?.intValue == 0)  // the caller's keychain items (SPEC section 6)
         #expect(object["graceSecondsLeft"] is NSNull)
         #expect((object["pid"] as? NSNumber)?.int32Value == vault.daemon?.processIdentifier)
         #expect(object["mountpoint"] as? String == Self.canonical(vault.mountpoint))

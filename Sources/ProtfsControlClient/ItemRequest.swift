@@ -1,0 +1,41 @@
+import ProtfsDomain
+
+/// A keychain item request (SPEC section 6). The daemon acts for the caller's uid
+/// (`SO_PEERCRED`); `uid`, root only, names another owner. The secret of `add` and of an
+/// `update` that changes it travels after the header, never in it.
+public struct ItemRequest: Sendable, Equatable {
+    public enum Operation: Sendable, Equatable {
+        case add(ItemAttributes)
+        case get(service: String, account: String)
+        case update(service: String, account: String, changes: ItemChanges, changesSecret: Bool)
+        case delete(service: String, account: String)
+        case list(service: String?)
+    }
+
+    public let uid: UInt32?
+    public let operation: Operation
+
+    public init(uid: UInt32?, _ operation: Operation) {
+        self.uid = uid
+        self.operation = operation
+    }
+
+    /// The lengths the secrets after the header may have (an empty secret is a secret).
+    var secretLengths: [ClosedRange<Int>] {
+        switch operation {
+        case .add, .update(_, _, _, changesSecret: true): [0...ItemLimits.maximumSecretLength]
+        case .get, .update, .delete, .list: []
+        }
+    }
+
+    /// The wire name of the request.
+    var kind: String {
+        switch operation {
+        case .add: "itemAdd"
+        case .get: "itemGet"
+        case .update: "itemUpdate"
+        case .delete: "itemDelete"
+        case .list: "itemList"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import ProtfsDomain
+import ProtfsSystem
+
+/// Why an item request was refused: each says what and what to do, with SPEC section 6's exit
+/// code. No case carries a secret.
+public enum ItemError: CommandError, Sendable, Equatable {
+    case notFound(service: String, account: String)
+    case duplicate(service: String, account: String)
+    /// The class of the accessibility forbids it in this state (`errSecInteractionNotAllowed`).
+    case refusedByLock(accessibility: ItemAccessibility, state: LockState)
+    /// `whenPasscodeSetThisDeviceOnly` on a vault without a passcode.
+    case passcodeNotSet
+    case invalid(String)
+    case tooMany(limit: Int)
+    case tooLarge(total: Int, limit: Int)
+    case damaged(service: String, account: String)
+    case system(operation: String, errno: Errno)
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .notFound: .notFound
+        case .duplicate: .alreadyExists
+        case .refusedByLock, .passcodeNotSet: .refusedByLockState
+        case .invalid: .usage
+        case .tooMany, .tooLarge, .damaged, .system: .failure
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notFound(let service, let account):
+            "no item with service '\(service)' and account '\(account)'"
+        case .duplicate(let service, let account):
+            "an item with service '\(service)' and account '\(account)' exists already; use 'protfsctl item update'"
+        case .refusedByLock(let accessibility, let state):
+            "the vault is \(state.rawValue), and an item that is \(accessibility.name) needs the key of class "
+                + "\(accessibility.protectionClass.name), which this state does not allow; unlock the vault with 'protfsctl unlock'"
+        case .passcodeNotSet:
+            "whenPasscodeSetThisDeviceOnly items need a vault with a passcode, and this vault has none"
+        case .invalid(let reason): reason
+        case .tooMany(let limit):
+            "you have \(limit) items in this vault, the most one user may keep; delete some first"
+        case .tooLarge(let total, let limit):
+            "your items' secrets would total \(total) bytes, more than the \(limit) one user may keep; delete some, "
+                + "or keep large secrets in files of the same class"
+        case .damaged(let service, let account):
+            "the record of the item with service '\(service)' and account '\(account)' is damaged (it does not "
+                + "authenticate); run 'protfs fsck --repair' on the unmounted vault to move it aside"
+        case .system(let operation, let errno):
+            "cannot \(operation) the item store: \(errno)"
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import ProtfsCrypto
+import ProtfsDomain
+import ProtfsSystem
+
+/// One keychain item as stored: `BACKING/protfs.items/<record name>` (docs/FORMAT.md,
+/// "Keychain items"). The attributes are sealed under the metadata key (readable in every
+/// state), the secret under a random per-item key, which is wrapped under the class key of the
+/// item's accessibility (bound to the device key as well for `...ThisDeviceOnly`). Every part
+/// is bound to the vault, the item id and the record name (so to the owner, service and
+/// account); the key and the secret to the accessibility too.
+struct ItemRecord: Sendable, Equatable {
+    static let magic = Array("PROTFSIT".utf8)
+    static let version: UInt16 = 1
+    /// Magic, version, reserved, item id, metadata length.
+    static let fixedByteCount = 32
+    static let wrappedKeyByteCount = SymmetricKey.byteCount + XChaCha20Poly1305.overhead
+    private static let deviceBindingContext = Array("protfs item device binding v1".utf8)
+
+    /// Which sealed part associated data is for.
+    enum Part: UInt8 {
+        case metadata = 1
+        case key = 2
+        case secret = 3
+    }
+
+    let itemID: ObjectID
+    let sealedMetadata: [UInt8]
+    let wrappedKey: [UInt8]
+    let sealedSecret: [UInt8]
+
+    var secretLength: Int { sealedSecret.count - XChaCha20Poly1305.overhead }
+
+    /// The largest record a secret of the maximum length and the largest attributes make.
+    static let maximumByteCount = fixedByteCount + ItemMetadata.maximumByteCount + XChaCha20Poly1305.overhead
+        + wrappedKeyByteCount + ItemLimits.maximumSecretLength + XChaCha20Poly1305.overhead
+
+    // MARK: bytes
+
+    var bytes: [UInt8] {
+        var out = Self.magic
+        out.appendLittleEndian(Self.version)
+        out.appendLittleEndian(UInt16(0))
+        out += itemID.bytes
+        out.appendLittleEndian(UInt32(sealedMetadata.count))
+        return out + sealedMetadata + wrappedKey + sealedSecret
+    }
+
+    /// The structure only (no key): `EIO` for anything malformed.
+    init(parsing bytes: [UInt8]) throws(Errno) {
+        guard bytes.count >= Self.fixedByteCount, Array(bytes[0..<8]) == Self.magic,
+              bytes.littleEndian(at: 8, as: UInt16.self) == Self.version,
+              bytes.littleEndian(at: 10, as: UInt16.self) == 0 else { throw .io }
+        let metadataLength = Int(bytes.littleEndian(at: 28, as: UInt32.self))
+        let keyStart = Self.fixedByteCount + metadataLength
+        let secretStart = keyStart + Self.wrappedKeyByteCount
+        guard metadataLength >= XChaCha20Poly1305.overhead + ItemMetadata.minimumByteCount,
+              metadataLength <= XChaCha20Poly1305.overhead + ItemMetadata.maximumByteCount,
+              bytes.count >= secretStart + XChaCha20Poly1305.overhead,
+              bytes.count - secretStart <= ItemLimits.maximumSecretLength + XChaCha20Poly1305.overhead
+        else { throw .io }
+        itemID = ObjectID(bytes: Array(bytes[12..<28]))!
+        sealedMetadata = Array(bytes[Self.fixedByteCount..<keyStart])
+        wrappedKey = Array(bytes[keyStart..<secretStart])
+        sealedSecret = Array(bytes[secretStart...])
+    }
+
+    private init(itemID: ObjectID, sealedMetadata: [UInt8], wrappedKey: [UInt8], sealedSecret: [UInt8]) {
+        self.itemID = itemID
+        self.sealedMetadata = sealedMetadata
+        self.wrappedKey = wrappedKey
+        self.sealedSecret = sealedSecret
+    }
+
+    /// Reads the record `name` in `directory` (a regular file, else `EIO`) and authenticates
+    /// its structure and attributes, which needs no class key.
+    static func read(_ name: String, in directory: FileDescriptor, vaultID: ObjectID,
+                     keys: FilesystemKeys) throws(Errno) -> (ItemRecord, ItemMetadata) {
+        let file = try FileDescriptor.openRegularFile(name, in: directory)
+        defer { file.close() }
+        let bytes = try file.readAll(limit: maximumByteCount)
+        guard bytes.count <= maximumByteCount else { throw .io }
+        let record = try ItemRecord(parsing: bytes)
+        return (record, try record.openMetadata(recordName: name, vaultID: vaultID, keys: keys))
+    }
+
+    // MARK: sealing
+
+    /// Seals a new record (or a new version of one: a fresh item key and nonces every time).
+    /// `EACCES` when the class key of the accessibility is not in memory.
+    static func seal(_ metadata: ItemMetadata, secret: SecureBuffer, itemID: ObjectID, recordName: String,
+                     keyring: ClassKeyring, keys: FilesystemKeys) throws(Errno) -> ItemRecord {
+        let accessibility = metadata.attributes.accessibility
+        let wrapKey = try wrappingKey(for: accessibility, keyring: keyring)
+        let itemKey = SymmetricKey.random()
+        let ad = associatedData(vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
+        var sealedSecret = [UInt8](repeating: 0, count: secret.count + XChaCha20Poly1305.overhead)
+        let secretAD = ad + [Part.secret.rawValue, accessibility.rawValue]
+        secret.withUnsafeBytes { plaintext in
+            secretAD.withUnsafeBytes { a in
+                sealedSecret.withUnsafeMutableBytes { XChaCha20Poly1305.seal(plaintext, authenticating: a, with: itemKey, into: $0) }
+            }
+        }
+        return ItemRecord(itemID: itemID,
+                          sealedMetadata: XChaCha20Poly1305.seal(metadata.bytes, authenticating: ad + [Part.metadata.rawValue],
+                                                                 with: keys.itemMetadata),
+                          wrappedKey: XChaCha20Poly1305.wrap(itemKey, authenticating: ad + [Part.key.rawValue, accessibility.rawValue],
+                                                             with: wrapKey),
+                          sealedSecret: sealedSecret)
+    }
+
+    /// The same key and secret with other attributes (the accessibility unchanged): needs no
+    /// class key, so labels change in every state.
+    func replacingMetadata(_ metadata: ItemMetadata, recordName: String, vaultID: ObjectID,
+                           keys: FilesystemKeys) -> ItemRecord {
+        let ad = Self.associatedData(vaultID: vaultID, itemID: itemID, recordName: recordName)
+        return ItemRecord(itemID: itemID,
+                          sealedMetadata: XChaCha20Poly1305.seal(metadata.bytes, authenticating: ad + [Part.metadata.rawValue],
+                                                                 with: keys.itemMetadata),
+                          wrappedKey: wrappedKey, sealedSecret: sealedSecret)
+    }
+
+    /// The attributes and owner; `EIO` when they do not authenticate here (tampered, or
+    /// copied from another record or vault) or do not hash to `recordName`.
+    func openMetadata(recordName: String, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) -> ItemMetadata {
+        let ad = Self.associatedData(vaultID: vaultID, itemID: itemID, recordName: recordName)
+        guard let plaintext = try? XChaCha20Poly1305.open(sealedMetadata, authenticating: ad + [Part.metadata.rawValue],
+                                                          with: keys.itemMetadata),
+              let metadata = ItemMetadata(parsing: plaintext),
+              metadata.identity.recordName(keys: keys) == recordName else { throw .io }
+        return metadata
+    }
+
+    /// The secret, in locked memory: `EACCES` without the class key, `EIO` when it does not
+    /// authenticate.
+    func openSecret(accessibility: ItemAccessibility, recordName: String, keyring: ClassKeyring) throws(Errno) -> SecureBuffer {
+        let ad = Self.associatedData(vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
+        let wrapKey = try Self.wrappingKey(for: accessibility, keyring: keyring)
+        let itemKey: SymmetricKey
+        do {
+            itemKey = try XChaCha20Poly1305.unwrap(wrappedKey, authenticating: ad + [Part.key.rawValue, accessibility.rawValue],
+                                                   with: wrapKey)
+        } catch { throw .io }
+        let secret = SecureBuffer(count: secretLength)
+        let secretAD = ad + [Part.secret.rawValue, accessibility.rawValue]
+        do {
+            try sealedSecret.withUnsafeBytes { sealed in
+                try secretAD.withUnsafeBytes { a in
+                    try secret.withUnsafeMutableBytes { out in
+                        try XChaCha20Poly1305.open(sealed, authenticating: a, with: itemKey, into: out)
+                    }
+                }
+            }
+        } catch { throw .io }
+        return secret
+    }
+
+    /// `"PROTFSIT" || version (2) || vault id || item id || record name`; each part appends
+    /// its id, the key and the secret the accessibility id too.
+    static func associatedData(vaultID: ObjectID, itemID: ObjectID, recordName: String) -> [UInt8] {
+        var ad = magic
+        ad.appendLittleEndian(version)
+        return ad + vaultID.bytes + itemID.bytes + Array(recordName.utf8)
+    }
+
+    /// The class key, or for `...ThisDeviceOnly` a key bound to the device as well:
+    /// `BLAKE2b-256(key = pfitmdev, "protfs item device binding v1" || vault id || class key)`.
+    static func wrappingKey(for accessibility: ItemAccessibility, keyring: ClassKeyring) throws(Errno) -> SymmetricKey {
+        guard let classKey = keyring.key(for: accessibility.protectionClass) else { throw .permissionDenied }
+        guard accessibility.isThisDeviceOnly else { return classKey }
+        var hash = BLAKE2b(key: keyring.deviceKeys.itemDevice, outputByteCount: SymmetricKey.byteCount)
+        hash.update(deviceBindingContext)
+        hash.update(keyring.vaultID.bytes)
+        hash.update(classKey)
+        return hash.finalizeKey()
+    }
+}

@@ -1,0 +1,83 @@
+import ProtfsCrypto
+import ProtfsSystem
+
+/// The record files behind the item store: the directory, the index of owners built from the
+/// sealed attributes at the first request, and reads and atomic writes of records.
+extension ItemStore {
+    /// Runs `body` with the index (built on first use) and the directory (nil when there is
+    /// none yet and `creating` is false), one request at a time.
+    func withIndex<R>(creating: Bool,
+                              _ body: (inout [String: Entry], FileDescriptor?) throws(ItemError) -> R) throws(ItemError) -> R {
+        try index.withLock { (cached) throws(ItemError) -> R in
+            let directory = try openDirectory(creating: creating)
+            defer { directory?.close() }
+            var entries: [String: Entry]
+            if let cached { entries = cached } else { entries = try buildIndex(directory) }
+            defer { cached = entries }
+            return try body(&entries, directory)
+        }
+    }
+
+    private func openDirectory(creating: Bool) throws(ItemError) -> FileDescriptor? {
+        let root = vault.backingRoot
+        do throws(Errno) {
+            do {
+                return try FileDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
+            } catch .noEntry where creating {
+                try root.makeDirectory(ReservedNames.items, mode: 0o700)
+                try root.syncDirectory()
+                return try FileDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
+            } catch .noEntry {
+                return nil
+            }
+        } catch {
+            throw .system(operation: "open", errno: error)
+        }
+    }
+
+    private func buildIndex(_ directory: FileDescriptor?) throws(ItemError) -> [String: Entry] {
+        guard let directory else { return [:] }
+        let names: [String]
+        do { names = try directory.entryNames() } catch { throw .system(operation: "list", errno: error) }
+        var entries: [String: Entry] = [:]
+        for name in names where ItemIdentity.isRecordName(name) {
+            if let (record, metadata) = try? loadRecord(name, in: directory) {
+                entries[name] = Entry(owner: metadata.owner, secretLength: record.secretLength)
+            } else {
+                reportDamage("item record \(ReservedNames.items)/\(name) is damaged")
+                entries[name] = Entry(owner: nil, secretLength: 0)
+            }
+        }
+        return entries
+    }
+
+    /// The record of `identity`: not found when there is none, damage when it does not
+    /// authenticate.
+    func load(_ name: String, _ identity: ItemIdentity,
+                      in directory: FileDescriptor?) throws(ItemError) -> (ItemRecord, ItemMetadata) {
+        guard let directory else { throw .notFound(service: identity.service, account: identity.account) }
+        do {
+            return try loadRecord(name, in: directory)
+        } catch .noEntry {
+            throw .notFound(service: identity.service, account: identity.account)
+        } catch .io {
+            reportDamage("item record \(ReservedNames.items)/\(name) is damaged")
+            throw .damaged(service: identity.service, account: identity.account)
+        } catch {
+            throw .system(operation: "read", errno: error)
+        }
+    }
+
+    func loadRecord(_ name: String, in directory: FileDescriptor) throws(Errno) -> (ItemRecord, ItemMetadata) {
+        try ItemRecord.read(name, in: directory, vaultID: vault.vaultID, keys: keys)
+    }
+
+    func write(_ record: ItemRecord, named name: String, in directory: FileDescriptor?) throws(ItemError) {
+        guard let directory else { throw .system(operation: "write", errno: .noEntry) }
+        do {
+            try directory.writeFileAtomically(name, contents: record.bytes, syncDirectory: true)
+        } catch {
+            throw .system(operation: "write", errno: error)
+        }
+    }
+}

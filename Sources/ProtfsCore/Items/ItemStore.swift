@@ -1,0 +1,222 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsDomain
+import ProtfsSystem
+import Synchronization
+
+/// The vault's keychain items (SPEC section 6): one sealed record per item in
+/// `BACKING/protfs.items`, named by a keyed hash of its owner, service and account. Each
+/// request acts for one owner uid and sees only that owner's items; the secret needs the class
+/// key of the item's accessibility, decided by the same table as files (`AccessPolicy`,
+/// through `LockController.perform`), while attributes, `list` and `delete` need none.
+///
+/// Requests are served one at a time: the index of which record belongs to which owner (built
+/// at the first request from the sealed attributes, so the per-owner bounds need no scan
+/// afterwards) and the records change together. Every change is written to a temporary file,
+/// synced, renamed into place and the directory synced: a crash leaves the old record or the
+/// new one.
+public final class ItemStore: Sendable {
+    struct Entry {
+        /// nil for a record that does not authenticate.
+        var owner: UInt32?
+        var secretLength: Int
+    }
+
+    /// What one owner may keep.
+    public struct Bounds: Sendable {
+        public let items: Int
+        public let secretBytes: Int
+
+        public static let perOwner = Bounds(items: ItemLimits.maximumItemsPerOwner,
+                                            secretBytes: ItemLimits.maximumSecretBytesPerOwner)
+
+        public init(items: Int, secretBytes: Int) {
+            self.items = items
+            self.secretBytes = secretBytes
+        }
+    }
+
+    let vault: Vault
+    private let controller: LockController
+    private let bounds: Bounds
+    let reportDamage: @Sendable (String) -> Void
+    /// By record name; nil until the first request.
+    let index = Mutex<[String: Entry]?>(nil)
+
+    public init(vault: Vault, controller: LockController, bounds: Bounds = .perOwner,
+                reportDamage: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.vault = vault
+        self.controller = controller
+        self.bounds = bounds
+        self.reportDamage = reportDamage
+    }
+
+    var keys: FilesystemKeys { vault.filesystemKeys }
+    private var keyring: ClassKeyring { vault.keyring }
+
+    // MARK: requests
+
+    /// Adds an item; its times are set now. Refused when the owner has one with the same
+    /// service and account (7), when the class forbids creating now (5), beyond the bounds.
+    public func add(_ given: ItemAttributes, owner: UInt32, secret: SecureBuffer) throws(ItemError) {
+        try Self.check(given, secret: secret)
+        try withIndex(creating: true) { (index, directory) throws(ItemError) in
+            let identity = ItemIdentity(owner: owner, service: given.service, account: given.account)
+            let name = identity.recordName(keys: keys)
+            if let existing = index[name] {
+                if existing.owner == nil { throw .damaged(service: given.service, account: given.account) }
+                throw .duplicate(service: given.service, account: given.account)
+            }
+            let owned = index.values.filter { $0.owner == owner }
+            guard owned.count < bounds.items else { throw .tooMany(limit: bounds.items) }
+            try checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
+            var attributes = given
+            attributes.created = Self.now()
+            attributes.modified = attributes.created
+            let metadata = ItemMetadata(owner: owner, attributes: attributes)
+            let record = try guarded([(.create, attributes.accessibility)], identity) { () throws(Errno) in
+                try ItemRecord.seal(metadata, secret: secret, itemID: .random(), recordName: name, keyring: keyring, keys: keys)
+            }
+            try write(record, named: name, in: directory)
+            index[name] = Entry(owner: owner, secretLength: secret.count)
+        }
+    }
+
+    /// The attributes and the secret (in locked memory, for the caller to wipe).
+    public func get(_ identity: ItemIdentity) throws(ItemError) -> (ItemAttributes, SecureBuffer) {
+        try withIndex(creating: false) { (_, directory) throws(ItemError) in
+            let name = identity.recordName(keys: keys)
+            let (record, metadata) = try load(name, identity, in: directory)
+            let accessibility = metadata.attributes.accessibility
+            let secret = try guarded([(.openExisting, accessibility)], identity) { () throws(Errno) in
+                try record.openSecret(accessibility: accessibility, recordName: name, keyring: keyring)
+            }
+            return (metadata.attributes, secret)
+        }
+    }
+
+    /// Changes attributes and, when `secret` is given, the secret. The secret and the
+    /// accessibility need the item's class key (and the new class's); the rest needs none.
+    public func update(_ identity: ItemIdentity, changes: ItemChanges, secret: SecureBuffer?) throws(ItemError) {
+        if let problem = ItemLimits.problem(service: identity.service, account: identity.account, label: changes.label,
+                                            description: changes.description, comment: changes.comment,
+                                            generic: changes.generic) {
+            throw .invalid(problem)
+        }
+        if let secret { try Self.checkLength(secret) }
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            let name = identity.recordName(keys: keys)
+            let (record, old) = try load(name, identity, in: directory)
+            var metadata = old
+            metadata.attributes.label = changes.label ?? old.attributes.label
+            metadata.attributes.description = changes.description ?? old.attributes.description
+            metadata.attributes.comment = changes.comment ?? old.attributes.comment
+            metadata.attributes.generic = changes.generic ?? old.attributes.generic
+            metadata.attributes.accessibility = changes.accessibility ?? old.attributes.accessibility
+            metadata.attributes.modified = Self.now()
+            let before = old.attributes.accessibility, after = metadata.attributes.accessibility
+            let updated: ItemRecord
+            if secret == nil && before == after {
+                updated = record.replacingMetadata(metadata, recordName: name, vaultID: vault.vaultID, keys: keys)
+            } else {
+                if let secret {
+                    let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
+                    try checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
+                }
+                // The new version is sealed under the new class; the old key is needed to read the
+                // secret that stays, and (SPEC section 6) to change the accessibility.
+                let needsOld = secret == nil || before != after
+                let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
+                updated = try guarded(requirements, identity) { () throws(Errno) in
+                    let value: SecureBuffer
+                    if let secret { value = secret } else {
+                        value = try record.openSecret(accessibility: before, recordName: name, keyring: keyring)
+                    }
+                    return try ItemRecord.seal(metadata, secret: value, itemID: record.itemID, recordName: name,
+                                               keyring: keyring, keys: keys)
+                }
+            }
+            try write(updated, named: name, in: directory)
+            index[name] = Entry(owner: identity.owner, secretLength: updated.secretLength)
+        }
+    }
+
+    /// Removes an item, in every state (a damaged record of the caller's too).
+    public func delete(_ identity: ItemIdentity) throws(ItemError) {
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            let name = identity.recordName(keys: keys)
+            guard let directory, index[name] != nil else { throw .notFound(service: identity.service, account: identity.account) }
+            do throws(Errno) {
+                try directory.removeFile(name)
+                try directory.syncDirectory()
+            } catch {
+                throw .system(operation: "remove an item from", errno: error)
+            }
+            index[name] = nil
+        }
+    }
+
+    /// The owner's items (attributes only), by service then account; only `service`'s when given.
+    public func list(owner: UInt32, service: String? = nil) throws(ItemError) -> [ItemAttributes] {
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            guard let directory else { return [] }
+            var found: [ItemAttributes] = []
+            for (name, entry) in index where entry.owner == owner {
+                guard let (_, metadata) = try? loadRecord(name, in: directory) else { continue }
+                if service == nil || metadata.attributes.service == service { found.append(metadata.attributes) }
+            }
+            return found.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
+        }
+    }
+
+    /// How many items `owner` has (for `status`).
+    public func count(owner: UInt32) throws(ItemError) -> Int {
+        try withIndex(creating: false) { (index, _) throws(ItemError) in index.values.count { $0.owner == owner } }
+    }
+
+    // MARK: checks
+
+    private static func check(_ attributes: ItemAttributes, secret: SecureBuffer) throws(ItemError) {
+        if let problem = ItemLimits.problem(service: attributes.service, account: attributes.account, label: attributes.label,
+                                            description: attributes.description, comment: attributes.comment,
+                                            generic: attributes.generic) {
+            throw .invalid(problem)
+        }
+        try checkLength(secret)
+    }
+
+    private static func checkLength(_ secret: SecureBuffer) throws(ItemError) {
+        guard secret.count <= ItemLimits.maximumSecretLength else {
+            throw .invalid("the secret has \(secret.count) bytes, more than the \(ItemLimits.maximumSecretLength) an item may "
+                           + "hold; keep it in a file of the same class instead")
+        }
+    }
+
+    private func checkTotal(_ total: Int) throws(ItemError) {
+        guard total <= bounds.secretBytes else { throw .tooLarge(total: total, limit: bounds.secretBytes) }
+    }
+
+    private static func now() -> Int64 { Int64(time(nil)) }
+
+    /// Runs `body` under the lock state's shared hold once the table allows every access.
+    private func guarded<R>(_ requirements: [(ContentAccess, ItemAccessibility)], _ identity: ItemIdentity,
+                            _ body: () throws(Errno) -> R) throws(ItemError) -> R {
+        // The seam for vaults without a passcode (SPEC section 7): `passcodeSet` is always
+        // true until they exist.
+        if requirements.contains(where: { $0.1.needsPasscode }) && !vault.passcodeSet { throw .passcodeNotSet }
+        do {
+            return try controller.perform(requirements.map { ($0.0, $0.1.protectionClass) }, body)
+        } catch .permissionDenied {
+            let state = controller.state
+            let refused = requirements.first {
+                !AccessPolicy.decision(for: $0.0, of: $0.1.protectionClass, in: state).isAllowed
+            } ?? requirements[0]
+            throw .refusedByLock(accessibility: refused.1, state: state)
+        } catch .io {
+            reportDamage("item record \(ReservedNames.items)/\(identity.recordName(keys: keys)) is damaged")
+            throw .damaged(service: identity.service, account: identity.account)
+        } catch {
+            throw .system(operation: "read", errno: error)
+        }
+    }
+}

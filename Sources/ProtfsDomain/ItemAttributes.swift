@@ -1,0 +1,73 @@
+/// A keychain item's attributes: everything but its secret (SPEC section 6). Sealed under
+/// the vault's metadata key, so they are readable in every lock state.
+public struct ItemAttributes: Sendable, Equatable {
+    public var service: String
+    public var account: String
+    public var label: String
+    public var description: String
+    public var comment: String
+    /// Application bytes (`kSecAttrGeneric`).
+    public var generic: [UInt8]
+    public var accessibility: ItemAccessibility
+    /// Seconds since the Unix epoch.
+    public var created: Int64
+    public var modified: Int64
+
+    public init(service: String, account: String, label: String = "", description: String = "", comment: String = "",
+                generic: [UInt8] = [], accessibility: ItemAccessibility = .default, created: Int64 = 0, modified: Int64 = 0) {
+        self.service = service
+        self.account = account
+        self.label = label
+        self.description = description
+        self.comment = comment
+        self.generic = generic
+        self.accessibility = accessibility
+        self.created = created
+        self.modified = modified
+    }
+}
+
+/// What an `update` changes; nil leaves an attribute as it is.
+public struct ItemChanges: Sendable, Equatable {
+    public var label: String?
+    public var description: String?
+    public var comment: String?
+    public var generic: [UInt8]?
+    public var accessibility: ItemAccessibility?
+
+    public init(label: String? = nil, description: String? = nil, comment: String? = nil, generic: [UInt8]? = nil,
+                accessibility: ItemAccessibility? = nil) {
+        self.label = label
+        self.description = description
+        self.comment = comment
+        self.generic = generic
+        self.accessibility = accessibility
+    }
+}
+
+/// The bounds of SPEC section 6 and of the item store.
+public enum ItemLimits {
+    /// A secret's bytes: more is a usage error (a file of the same class is the place).
+    public static let maximumSecretLength = 64 * 1024
+    /// Bytes of each text attribute (service, account, label, description, comment).
+    public static let maximumTextLength = 1024
+    public static let maximumGenericLength = 4096
+    /// Per owner uid.
+    public static let maximumItemsPerOwner = 1024
+    public static let maximumSecretBytesPerOwner = 16 * 1024 * 1024
+
+    /// What is wrong with attributes as given, or nil.
+    public static func problem(service: String, account: String, label: String?, description: String?, comment: String?,
+                               generic: [UInt8]?) -> String? {
+        guard !service.isEmpty else { return "the service must not be empty" }
+        let texts = [("service", service), ("account", account), ("label", label ?? ""),
+                     ("description", description ?? ""), ("comment", comment ?? "")]
+        for (name, text) in texts where text.utf8.count > maximumTextLength {
+            return "the \(name) has \(text.utf8.count) bytes; at most \(maximumTextLength) are allowed"
+        }
+        if let generic, generic.count > maximumGenericLength {
+            return "the generic attribute has \(generic.count) bytes; at most \(maximumGenericLength) are allowed"
+        }
+        return nil
+    }
+}

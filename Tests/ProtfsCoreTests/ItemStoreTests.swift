@@ -1,0 +1,94 @@
+import Foundation
+import ProtfsCrypto
+import ProtfsDomain
+import Testing
+@testable import ProtfsCore
+
+/// The item store on a real vault without FUSE: owners, duplicates, the per-owner bounds
+/// (small ones here; the daemon uses `Bounds.perOwner`), and accessibility changes under the
+/// lock, which need the old class and the new one.
+@Suite struct ItemStoreTests {
+    struct Fixture {
+        let directory = TemporaryDirectory()
+        let vault: Vault
+        let controller: LockController
+        let store: ItemStore
+
+        init(bounds: ItemStore.Bounds = .perOwner) throws {
+            let backing = directory.child("backing")
+            _ = try Vault.initialize(backing: backing, protectionClass: .complete, deviceKeyPath: directory.child("device.key"),
+                                     passcode: { passcode("right") }, kdf: .interactive)
+            vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
+            try vault.unlock(passcode: passcode("right"))
+            controller = LockController(vault: vault, initialState: .unlocked, grace: 0, autolock: 0)
+            store = ItemStore(vault: vault, controller: controller, bounds: bounds)
+        }
+    }
+
+    static func secret(_ count: Int) -> SecureBuffer { SecureBuffer(count: count) }
+
+    static func item(_ account: String, _ accessibility: ItemAccessibility = .whenUnlocked) -> ItemAttributes {
+        ItemAttributes(service: "svc", account: account, accessibility: accessibility)
+    }
+
+    @Test func ownersDuplicatesAndMissingItems() throws {
+        let fixture = try Fixture()
+        try fixture.store.add(Self.item("a"), owner: 1, secret: Self.secret(3))
+        #expect(throws: ItemError.duplicate(service: "svc", account: "a")) {
+            try fixture.store.add(Self.item("a"), owner: 1, secret: Self.secret(3))
+        }
+        try fixture.store.add(Self.item("a"), owner: 2, secret: Self.secret(5))  // another owner's own item
+        #expect(try fixture.store.get(ItemIdentity(owner: 2, service: "svc", account: "a")).1.count == 5)
+        #expect(throws: ItemError.notFound(service: "svc", account: "a")) {
+            try fixture.store.get(ItemIdentity(owner: 3, service: "svc", account: "a"))
+        }
+        #expect(try fixture.store.list(owner: 1).map(\.account) == ["a"])
+        #expect(try fixture.store.count(owner: 3) == 0)
+        let tooLong = Self.secret(ItemLimits.maximumSecretLength + 1)
+        do throws(ItemError) {
+            try fixture.store.add(Self.item("b"), owner: 1, secret: tooLong)
+            Issue.record("a secret of 64 KiB + 1 was accepted")
+        } catch {
+            #expect(error.exitCode == .usage && error.description.contains("file of the same class"))
+        }
+    }
+
+    @Test func theBoundsHoldPerOwner() throws {
+        let fixture = try Fixture(bounds: ItemStore.Bounds(items: 3, secretBytes: 100))
+        try fixture.store.add(Self.item("1"), owner: 7, secret: Self.secret(40))
+        try fixture.store.add(Self.item("2"), owner: 7, secret: Self.secret(60))
+        #expect(throws: ItemError.tooLarge(total: 101, limit: 100)) {
+            try fixture.store.add(Self.item("3"), owner: 7, secret: Self.secret(1))
+        }
+        try fixture.store.add(Self.item("3"), owner: 7, secret: Self.secret(0))
+        #expect(throws: ItemError.tooMany(limit: 3)) { try fixture.store.add(Self.item("4"), owner: 7, secret: Self.secret(0)) }
+        try fixture.store.add(Self.item("4"), owner: 8, secret: Self.secret(100))  // another owner's bounds
+        // A new secret counts instead of the old one.
+        let identity = ItemIdentity(owner: 7, service: "svc", account: "2")
+        try fixture.store.update(identity, changes: ItemChanges(), secret: Self.secret(59))
+        #expect(throws: ItemError.tooLarge(total: 101, limit: 100)) {
+            try fixture.store.update(identity, changes: ItemChanges(), secret: Self.secret(61))
+        }
+        try fixture.store.delete(identity)
+        try fixture.store.add(Self.item("5"), owner: 7, secret: Self.secret(60))
+    }
+
+    @Test func aChangeOfAccessibilityNeedsBothClasses() throws {
+        let fixture = try Fixture()
+        try fixture.store.add(Self.item("c", .afterFirstUnlock), owner: 1, secret: Self.secret(4))
+        try fixture.store.add(Self.item("a", .whenUnlocked), owner: 1, secret: Self.secret(4))
+        fixture.controller.lock(.now)
+        let afterFirstUnlock = ItemIdentity(owner: 1, service: "svc", account: "c")
+        let whenUnlocked = ItemIdentity(owner: 1, service: "svc", account: "a")
+        #expect(throws: ItemError.refusedByLock(accessibility: .whenUnlocked, state: .locked)) {
+            try fixture.store.update(afterFirstUnlock, changes: ItemChanges(accessibility: .whenUnlocked), secret: nil)
+        }
+        #expect(throws: ItemError.refusedByLock(accessibility: .whenUnlocked, state: .locked)) {
+            try fixture.store.update(whenUnlocked, changes: ItemChanges(accessibility: .always), secret: nil)
+        }
+        try fixture.store.update(afterFirstUnlock, changes: ItemChanges(accessibility: .alwaysThisDeviceOnly), secret: nil)
+        try fixture.store.update(whenUnlocked, changes: ItemChanges(label: "still locked"), secret: nil)
+        #expect(try fixture.store.list(owner: 1).map(\.accessibility) == [.whenUnlocked, .alwaysThisDeviceOnly])
+        #expect(try fixture.store.get(afterFirstUnlock).1.count == 4)
+    }
+}
