@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsDomain"),
         .target(name: "ProtfsControlClient", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "DataProtection", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsSystem", "ProtfsControlClient"]),
+        .target(name: "DataProtection", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlClient"]),
         .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsCommandLine", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsCore"]),
         .target(name: "ProtfsControl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCrypto", "ProtfsSystem"]),
@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlClient", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFuseTests", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
-        .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection"]),
+        .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection", "ProtfsControlClient", "ProtfsDomain"]),
         .testTarget(name: "ProtfsIntegrationTests", dependencies: ["DataProtection", "ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"],
                     exclude: ["Scripts"]),
     ]

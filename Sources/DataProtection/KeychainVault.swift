@@ -1,0 +1,76 @@
+import Foundation
+import ProtfsControlClient
+import ProtfsCrypto
+import ProtfsDomain
+import ProtfsSystem
+
+/// The keychain vault's daemon, and the item requests `SecItem*` make of it for the calling
+/// user (the daemon learns the uid from the socket).
+struct KeychainVault {
+    /// Names the keychain vault's mount point.
+    static let environmentVariable = "PROTFS_KEYCHAIN"
+
+    let client: ControlClient
+
+    /// The mount in `PROTFS_KEYCHAIN`, else the only protfs mount; `errSecNotAvailable` when
+    /// neither names a live daemon.
+    static func find() throws(KeychainStatus) -> KeychainVault {
+        let mountpoint: String
+        if let named = ProcessInfo.processInfo.environment[environmentVariable], !named.isEmpty {
+            mountpoint = named
+        } else {
+            let mounts = Set(MountTable.protfsMountPoints())
+            guard mounts.count == 1, let only = mounts.first else { throw .notAvailable }
+            mountpoint = only
+        }
+        do {
+            return KeychainVault(client: try ControlClient(mountpoint: mountpoint))
+        } catch {
+            throw .notAvailable
+        }
+    }
+
+    func add(_ item: ItemAttributes, secret: Data) throws(KeychainStatus) {
+        let buffer = Self.lockedCopy(secret)
+        defer { buffer.wipe() }
+        _ = try send(.add(item), secrets: [buffer])
+    }
+
+    /// Every item of the caller with `service` (all when nil): attributes, no secrets.
+    func list(service: String?) throws(KeychainStatus) -> [ItemAttributes] {
+        let message = try send(.list(service: service))
+        guard case .items(let items) = message.reply else { throw .notAvailable }
+        return items
+    }
+
+    /// The item's secret, as the caller's `Data`; the locked copy is wiped.
+    func secret(of item: ItemAttributes) throws(KeychainStatus) -> Data {
+        let message = try send(.get(service: item.service, account: item.account))
+        guard case .item = message.reply, let secret = message.secret else { throw .notAvailable }
+        defer { secret.wipe() }
+        return secret.withUnsafeBytes { Data($0) }
+    }
+
+    func update(_ item: ItemAttributes, changes: ItemChanges, secret: Data?) throws(KeychainStatus) {
+        let buffer = secret.map(Self.lockedCopy)
+        defer { buffer?.wipe() }
+        _ = try send(.update(service: item.service, account: item.account, changes: changes, changesSecret: buffer != nil),
+                     secrets: buffer.map { [$0] } ?? [])
+    }
+
+    func delete(_ item: ItemAttributes) throws(KeychainStatus) {
+        _ = try send(.delete(service: item.service, account: item.account))
+    }
+
+    private func send(_ operation: ItemRequest.Operation, secrets: [SecureBuffer] = []) throws(KeychainStatus) -> ControlReplyMessage {
+        do {
+            return try client.exchange(.item(ItemRequest(uid: nil, operation)), secrets: secrets)
+        } catch {
+            throw KeychainStatus(error)
+        }
+    }
+
+    private static func lockedCopy(_ data: Data) -> SecureBuffer {
+        data.withUnsafeBytes { SecureBuffer(copying: $0) }
+    }
+}
