@@ -28,6 +28,8 @@ let package = Package(
         .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
         .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlClient"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCommandLine", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
+        .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCore", "ProtfsCrypto"]),

@@ -26,6 +26,8 @@ public final class ProtectedDataMonitor: Sendable {
     private let finished = DispatchSemaphore(value: 0)
     /// Cuts a wait between reconnections short when the monitor stops.
     private let wake = DispatchSemaphore(value: 0)
+    /// Signalled once the first attempt to subscribe succeeded or failed.
+    private let started = DispatchSemaphore(value: 0)
 
     private struct Shared {
         var state: LockState?
@@ -36,13 +38,15 @@ public final class ProtectedDataMonitor: Sendable {
     static let longestRetry: Duration = .seconds(5)
 
     /// Starts following `mountpoint`; notifications go to `center` (none when nil). The
-    /// object of each notification is the monitor.
+    /// object of each notification is the monitor. Returns once subscribed to the daemon
+    /// (so no later lock goes unnoticed), or once the first attempt failed.
     public init(mountpoint: String, center: NotificationCenter? = .default) {
         self.mountpoint = mountpoint
         self.center = center
         let thread = Thread { [self] in follow() }
         thread.name = "protfs watch \(mountpoint)"
         thread.start()
+        started.wait()
     }
 
     /// Whether protected data is available on the mount as of the last state the daemon
@@ -87,6 +91,14 @@ public final class ProtectedDataMonitor: Sendable {
     private func follow() {
         defer { finished.signal() }
         var retry = Self.firstRetry
+        var starting = true
+        func announceStart() {
+            if starting {
+                starting = false
+                started.signal()
+            }
+        }
+        defer { announceStart() }
         while !cancellation.isCancelled {
             do {
                 let client = try ControlClient(mountpoint: mountpoint)
@@ -95,6 +107,7 @@ public final class ProtectedDataMonitor: Sendable {
                     case .state(let state):
                         retry = Self.firstRetry
                         deliver(ProtectedDataEvent.missed(from: shared.withLock { $0.state }, to: state), state: state)
+                        announceStart()
                     case .event(let event):
                         let change = ProtectedDataEvent(event)
                         deliver([change], state: change.resultingState)
@@ -104,6 +117,7 @@ public final class ProtectedDataMonitor: Sendable {
             } catch {
                 // No daemon (yet): unmounted, restarting, or not mounted at all. Try again.
             }
+            announceStart()
             guard !cancellation.isCancelled else { return }
             _ = wake.wait(timeout: .now() + retry / .seconds(1))
             retry = min(retry * 2, Self.longestRetry)

@@ -20,6 +20,7 @@ import ProtfsDomain
 ///
 /// - Returns: `errSecSuccess`, `errSecDuplicateItem`, `errSecInteractionNotAllowed` (the
 ///   item's class key is not available now), `errSecParam` or `errSecNotAvailable`.
+@discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let query = try KeychainQuery(attributes, for: .add)
@@ -52,6 +53,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed` (a
 ///   secret asked for while its class key is not available), `errSecParam` or
 ///   `errSecNotAvailable`.
+@discardableResult
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .search)
@@ -70,6 +72,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed` (a new
 ///   secret or accessibility while a class key it needs is not available), `errSecParam` or
 ///   `errSecNotAvailable`.
+@discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .match)
@@ -85,6 +88,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 /// every lock state.
 ///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam` or `errSecNotAvailable`.
+@discardableResult
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .match)
