@@ -11,6 +11,7 @@ public enum DataProtectionError: Error, Equatable, CustomStringConvertible, Loca
     /// No protfs daemon answered for a mount point; the message says where it looked.
     case noDaemon(String)
 
+    /// What went wrong and what to do, in a sentence.
     public var description: String {
         switch self {
         case .notOnProtfs(let path):
@@ -23,5 +24,6 @@ public enum DataProtectionError: Error, Equatable, CustomStringConvertible, Loca
         }
     }
 
+    /// `description`, for `localizedDescription`.
     public var errorDescription: String? { description }
 }

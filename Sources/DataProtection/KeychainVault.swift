@@ -43,12 +43,15 @@ struct KeychainVault {
         return items
     }
 
-    /// The item's secret, as the caller's `Data`; the locked copy is wiped.
-    func secret(of item: ItemAttributes) throws(KeychainStatus) -> Data {
+    /// The item's secret, copied once from locked memory into the object handed to the
+    /// caller (whose it then is); the locked copy is wiped.
+    func secret(of item: ItemAttributes) throws(KeychainStatus) -> NSData {
         let message = try send(.get(service: item.service, account: item.account))
         guard case .item = message.reply, let secret = message.secret else { throw .notAvailable }
         defer { secret.wipe() }
-        return secret.withUnsafeBytes { Data($0) }
+        return secret.withUnsafeBytes { bytes in
+            bytes.isEmpty ? NSData() : NSData(bytes: bytes.baseAddress, length: bytes.count)
+        }
     }
 
     func update(_ item: ItemAttributes, changes: ItemChanges, secret: Data?) throws(KeychainStatus) {

@@ -89,6 +89,7 @@ open class ProtectedFileManager: FileManager, @unchecked Sendable {
         }
     }
 
+    /// `createDirectory(atPath:withIntermediateDirectories:attributes:)` for a file URL.
     open override func createDirectory(at url: URL, withIntermediateDirectories createIntermediates: Bool,
                                        attributes: [FileAttributeKey: Any]? = nil) throws {
         try createDirectory(atPath: url.path, withIntermediateDirectories: createIntermediates, attributes: attributes)

@@ -129,7 +129,7 @@ enum Keychain {
                 attributes[kSecValueData] = secret
                 values.append(NSDictionary(dictionary: attributes))
             } else if let secret {
-                values.append(NSData(data: secret))
+                values.append(secret)
             }
         }
         return query.matchAll ? NSArray(array: values) : values.first as CFTypeRef?
