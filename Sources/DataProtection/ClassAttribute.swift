@@ -29,7 +29,29 @@ enum ClassAttribute {
         }.get()
     }
 
+    static func get(_ file: FileDescriptor) throws(Errno) -> ProtectionClass? {
+        do {
+            return ProtectionClass(spelling: String(decoding: try file.extendedAttribute(name), as: UTF8.self))
+        } catch .noData, .notSupported {
+            return nil
+        }
+    }
+
     static func set(_ protectionClass: ProtectionClass, on file: FileDescriptor) throws(Errno) {
         try file.setExtendedAttribute(name, Array(protectionClass.name.utf8))
+    }
+}
+
+extension ProtectionClass {
+    /// How much a class protects while locked: `complete` most, `none` least
+    /// (`completeUnlessOpen` refuses opening existing files while locked,
+    /// `completeUntilFirstUserAuthentication` only before the first unlock).
+    var strength: Int {
+        switch self {
+        case .complete: 3
+        case .completeUnlessOpen: 2
+        case .completeUntilFirstUserAuthentication: 1
+        case .none: 0
+        }
     }
 }

@@ -47,15 +47,18 @@ enum ProtectedWrite {
     }
 
     private static func writeInPlace(_ data: Data, to path: String, _ protectionClass: ProtectionClass, noReplace: Bool) throws(Errno) {
-        // Create it if it is new (so that a failure removes only what this call made); else
-        // empty the existing file at open, before its class changes.
+        // Create it if it is new (so that a failure removes only what this call made). An
+        // existing file moving to a class at least as strong is re-classed before it is
+        // emptied (re-classing re-wraps its key and writes no content), so that a refusal
+        // leaves it as it was; one moving to a weaker class is emptied first, so that its old
+        // contents never stand under the weaker class.
         var created = true
         let file: FileDescriptor
         do {
             file = try FileDescriptor.open(path: path, [.writeOnly, .create, .exclusive, .closeOnExec], mode: 0o666)
         } catch .exists where !noReplace {
             created = false
-            file = try FileDescriptor.open(path: path, [.writeOnly, .truncate, .closeOnExec])
+            file = try FileDescriptor.open(path: path, [.writeOnly, .closeOnExec])
         }
         do {
             try fill(file, protectionClass, data)
@@ -65,10 +68,14 @@ enum ProtectedWrite {
         }
     }
 
-    /// Classes the empty file, then writes and syncs its bytes; closes it whatever happens.
+    /// Empties and classes the file (in the order above), then writes and syncs the bytes;
+    /// closes it whatever happens.
     private static func fill(_ file: FileDescriptor, _ protectionClass: ProtectionClass, _ data: Data) throws(Errno) {
         defer { file.close() }
+        let weakening = try ClassAttribute.get(file).map { $0.strength > protectionClass.strength } ?? false
+        if weakening { try file.truncate(to: 0) }
         try ClassAttribute.set(protectionClass, on: file)
+        if !weakening { try file.truncate(to: 0) }
         try data.withUnsafeBytes { bytes in Result { () throws(Errno) in try file.write(bytes, at: 0) } }.get()
         try file.sync()
     }

@@ -108,6 +108,7 @@ struct DataProtectionFileTests {
             try Data("kept".utf8).writeProtected(to: URL(fileURLWithPath: vault.path("c")), options: [.atomic, .completeFileProtection])
             try ProtectedFileManager.default.createDirectory(atPath: vault.path("cd"), withIntermediateDirectories: false,
                                                              attributes: [.protectionKey: FileProtectionType.complete])
+            try Data("unprotected".utf8).writeProtected(to: URL(fileURLWithPath: vault.path("o")), options: .noFileProtection)
         }
         defer { try? vault.unmount() }
         let complete = URL(fileURLWithPath: vault.path("c"))
@@ -132,11 +133,19 @@ struct DataProtectionFileTests {
                 #expect(error.userInfo[NSFilePathErrorKey] as? String == url.path)
             }
         }
+        // A write in place that the lock refuses leaves the file as it was, not emptied.
+        let open = URL(fileURLWithPath: vault.path("o"))
+        let refusal = #expect(throws: CocoaError.self) {
+            try Data("replaced".utf8).writeProtected(to: open, options: .completeFileProtection)
+        }
+        #expect(refusal?.code == .fileWriteNoPermission)
+        #expect(try Data(contentsOf: open) == Data("unprotected".utf8))
+        #expect(vault.protectionClass(of: "o") == "none")
         #expect(!ProtectedFileManager.default.createFile(atPath: vault.path("cd/made"), contents: Data("x".utf8),
                                                          attributes: [.protectionKey: FileProtectionType.complete]))
         try Data("open".utf8).writeProtected(to: URL(fileURLWithPath: vault.path("n")), options: [.atomic, .noFileProtection])
         #expect(vault.protectionClass(of: "n") == "none")
-        #expect(try Self.strays(in: vault.mountpoint, expected: ["c", "cd", "n"]) == [])
+        #expect(try Self.strays(in: vault.mountpoint, expected: ["c", "cd", "n", "o"]) == [])
         #expect(try Self.strays(in: vault.path("cd"), expected: []) == [])
         try vault.unlock()
         #expect(try Data(contentsOf: complete) == Data("kept".utf8))
