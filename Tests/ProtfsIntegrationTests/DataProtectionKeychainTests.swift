@@ -53,6 +53,17 @@ struct DataProtectionKeychainTests {
             #expect(SecItemCopyMatching(all as CFDictionary, &result) == errSecSuccess)
             #expect(Set((result as? [[String: Any]] ?? []).compactMap { $0[kSecAttrAccount as String] as? String }) == ["alice", "bob"])
 
+            let secrets: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,
+                                          kSecReturnData as String: true]
+            #expect(SecItemCopyMatching(secrets as CFDictionary, &result) == errSecSuccess)
+            #expect(Set(result as? [Data] ?? []) == [Data("token-1".utf8), Data("token-b".utf8)])
+            var added: CFTypeRef?
+            let withReturn = Self.query("dave", [kSecValueData as String: Data("d".utf8), kSecReturnAttributes as String: true])
+            #expect(SecItemAdd(withReturn as CFDictionary, &added) == errSecSuccess)
+            #expect((added as? [String: Any])?[kSecAttrAccount as String] as? String == "dave")
+            #expect((added as? [String: Any])?[kSecValueData as String] == nil)
+            #expect(SecItemDelete(Self.query("dave") as CFDictionary) == errSecSuccess)
+
             let change: [String: Any] = [kSecValueData as String: Data("token-3".utf8), kSecAttrLabel as String: "renewed"]
             #expect(SecItemUpdate(Self.query("alice") as CFDictionary, change as CFDictionary) == errSecSuccess)
             #expect(Self.secret("alice") == (errSecSuccess, Data("token-3".utf8)))
@@ -99,6 +110,24 @@ struct DataProtectionKeychainTests {
             #expect(Self.secret("always") == (errSecSuccess, Data("x".utf8)))
             try vault.unlock()
             #expect(Self.secret("when") == (errSecSuccess, Data("w".utf8)))
+        }
+    }
+
+    /// During the grace period everything still works, as for `complete` files.
+    @Test func theGracePeriodAllowsEverything() throws {
+        let vault = try TestVault()
+        try vault.mount(in: .locking) {
+            Self.withKeychain(vault.mountpoint) {
+                #expect(Self.add("when", "w", kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
+            }
+        }
+        defer { try? vault.unmount() }
+        Self.withKeychain(vault.mountpoint) {
+            #expect(Self.secret("when") == (errSecSuccess, Data("w".utf8)))
+            #expect(Self.add("more", "m", kSecAttrAccessibleWhenUnlockedThisDeviceOnly) == errSecSuccess)
+            #expect(SecItemUpdate(Self.query("more") as CFDictionary, [kSecValueData as String: Data("m2".utf8)] as CFDictionary)
+                    == errSecSuccess)
+            #expect(SecItemDelete(Self.query("more") as CFDictionary) == errSecSuccess)
         }
     }
 
