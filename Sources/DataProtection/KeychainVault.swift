@@ -15,19 +15,21 @@ struct KeychainVault {
     /// The mount in `PROTFS_KEYCHAIN`, else the only protfs mount; `errSecNotAvailable` when
     /// neither names a live daemon.
     static func find() throws(KeychainStatus) -> KeychainVault {
-        let mountpoint: String
-        if let named = ProcessInfo.processInfo.environment[environmentVariable], !named.isEmpty {
-            mountpoint = named
-        } else {
-            let mounts = Set(MountTable.protfsMountPoints())
-            guard mounts.count == 1, let only = mounts.first else { throw .notAvailable }
-            mountpoint = only
-        }
+        guard let mountpoint = mountpoint(named: ProcessInfo.processInfo.environment[environmentVariable],
+                                          mounts: MountTable.protfsMountPoints()) else { throw .notAvailable }
         do {
             return KeychainVault(client: try ControlClient(mountpoint: mountpoint))
         } catch {
             throw .notAvailable
         }
+    }
+
+    /// The keychain vault's mount point: the one named (when not empty), else the only
+    /// protfs mount, else none. A named mount point is never replaced by another.
+    static func mountpoint(named: String?, mounts: [String]) -> String? {
+        if let named, !named.isEmpty { return named }
+        let distinct = Set(mounts)
+        return distinct.count == 1 ? distinct.first : nil
     }
 
     func add(_ item: ItemAttributes, secret: Data) throws(KeychainStatus) {

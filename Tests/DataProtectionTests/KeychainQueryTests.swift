@@ -94,3 +94,14 @@ import Testing
         #expect(attributes[kSecAttrModificationDate] as? Date == Date(timeIntervalSince1970: 20))
     }
 }
+
+/// Which vault `SecItem*` talk to (SPEC section 8).
+@Suite struct KeychainVaultChoiceTests {
+    @Test func theNamedMountElseTheOnlyOneElseNone() {
+        #expect(KeychainVault.mountpoint(named: "/srv/keys", mounts: ["/srv/vault"]) == "/srv/keys")
+        #expect(KeychainVault.mountpoint(named: nil, mounts: ["/srv/vault"]) == "/srv/vault")
+        #expect(KeychainVault.mountpoint(named: "", mounts: ["/srv/vault", "/srv/vault"]) == "/srv/vault")
+        #expect(KeychainVault.mountpoint(named: nil, mounts: ["/srv/vault", "/srv/other"]) == nil)
+        #expect(KeychainVault.mountpoint(named: nil, mounts: []) == nil)
+    }
+}
