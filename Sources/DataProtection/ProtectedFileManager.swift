@@ -1,4 +1,6 @@
+import CProtfsSys
 import Foundation
+import Glibc
 import ProtfsDomain
 import ProtfsSystem
 
@@ -64,8 +66,9 @@ open class ProtectedFileManager: FileManager, @unchecked Sendable {
     }
 
     /// Creates a directory, and with `withIntermediateDirectories` its missing parents, each
-    /// given the class of `.protectionKey` before anything is created in it (a directory's
-    /// class is the default of its new children).
+    /// given the class of `.protectionKey` before anything can be created in it (a
+    /// directory's class is the default of its new children): each is made under a hidden
+    /// name, classed, then renamed into place.
     open override func createDirectory(atPath path: String, withIntermediateDirectories createIntermediates: Bool,
                                        attributes: [FileAttributeKey: Any]? = nil) throws {
         var others = attributes ?? [:]
@@ -73,7 +76,9 @@ open class ProtectedFileManager: FileManager, @unchecked Sendable {
             return try super.createDirectory(atPath: path, withIntermediateDirectories: createIntermediates, attributes: attributes)
         }
         let protectionClass = try protectionClass(ofAttribute: protection)
-        let applies = try ProtfsLocation.classApplies(at: path)
+        guard try ProtfsLocation.classApplies(at: path) else {
+            return try super.createDirectory(atPath: path, withIntermediateDirectories: createIntermediates, attributes: others)
+        }
         let missing = createIntermediates ? missingDirectories(upTo: path) : [path]
         guard !missing.isEmpty else {
             // It exists: FileManager decides whether that is success.
@@ -81,11 +86,25 @@ open class ProtectedFileManager: FileManager, @unchecked Sendable {
         }
         for directory in missing {
             do {
-                try super.createDirectory(atPath: directory, withIntermediateDirectories: false, attributes: others)
+                try createClassedDirectory(atPath: directory, protectionClass, attributes: others)
             } catch let error as CocoaError where error.code == .fileWriteFileExists && directory != path {
-                continue  // a parent made meanwhile by someone else: not ours to class
+                continue  // a parent made meanwhile by someone else
             }
-            if applies { try setClass(protectionClass, atPath: directory) }
+        }
+    }
+
+    /// Makes the directory under a hidden name beside `path`, classes it and renames it into
+    /// place (never over an existing one); removes it on any failure.
+    private func createClassedDirectory(atPath path: String, _ protectionClass: ProtectionClass,
+                                        attributes: [FileAttributeKey: Any]) throws {
+        let temporary = ProtectedWrite.temporaryPath(beside: path)
+        try super.createDirectory(atPath: temporary, withIntermediateDirectories: false, attributes: attributes)
+        do throws(Errno) {
+            try ClassAttribute.set(protectionClass, path: temporary)
+            if protfs_renameat2(AT_FDCWD, temporary, AT_FDCWD, path, protfs_RENAME_NOREPLACE) != 0 { throw Errno.current }
+        } catch {
+            rmdir(temporary)
+            throw FileErrors.cocoa(error, path: path, .writing)
         }
     }
 

@@ -6,7 +6,7 @@ enum ProtfsLocation {
     /// The mount point of the protfs mount that holds `path` (which need not exist yet: its
     /// parent is resolved then), or nil when a mount of another type holds it.
     static func mountpoint(holding path: String) -> String? {
-        let canonical = CanonicalPath.resolved(path) ?? CanonicalPath.bestEffort(path)
+        let canonical = CanonicalPath.bestEffort(path)
         guard let mount = MountTable.mount(holding: canonical), mount.isProtfs else { return nil }
         return mount.mountpoint
     }
