@@ -151,6 +151,21 @@ struct DataProtectionFileTests {
         #expect(try Data(contentsOf: complete) == Data("kept".utf8))
     }
 
+    /// The mount that holds a path decides, not the first protfs mount above it: a tmpfs
+    /// mounted inside the vault is off protfs.
+    @Test func aMountInsideTheVaultIsNotProtfs() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        vault.check("mkdir inner && mount -t tmpfs -o size=1m protfs-test-inner inner")
+        defer { vault.shell("umount inner") }
+        #expect(throws: DataProtectionError.notOnProtfs(path: vault.path("inner/f"))) {
+            try Data("x".utf8).writeProtected(to: URL(fileURLWithPath: vault.path("inner/f")), options: .completeFileProtection)
+        }
+        try Data("x".utf8).writeProtected(to: URL(fileURLWithPath: vault.path("beside")), options: .completeFileProtection)
+        #expect(vault.protectionClass(of: "beside") == "complete")
+    }
+
     /// Off protfs a class cannot be enforced: a clear error, unless the process opted in.
     @Test func outsideAMountTheClassIsRefusedUnlessOptedIn() throws {
         let directory = NSTemporaryDirectory() + "dp-off-\(UUID().uuidString.prefix(8))"
