@@ -36,17 +36,20 @@ public final class ProtectedDataMonitor: Sendable {
 
     static let firstRetry: Duration = .milliseconds(100)
     static let longestRetry: Duration = .seconds(5)
+    /// The longest `init` waits for the daemon's first answer.
+    public static let subscriptionWait: Duration = .seconds(5)
 
     /// Starts following `mountpoint`; notifications go to `center` (none when nil). The
     /// object of each notification is the monitor. Returns once subscribed to the daemon
-    /// (so no later lock goes unnoticed), or once the first attempt failed.
+    /// (so no later lock goes unnoticed), once the first attempt failed, or after
+    /// `subscriptionWait` at most (a daemon that does not answer holds no caller).
     public init(mountpoint: String, center: NotificationCenter? = .default) {
         self.mountpoint = mountpoint
         self.center = center
         let thread = Thread { [self] in follow() }
         thread.name = "protfs watch \(mountpoint)"
         thread.start()
-        started.wait()
+        _ = started.wait(timeout: .now() + Self.subscriptionWait / .seconds(1))
     }
 
     /// Whether protected data is available on the mount as of the last state the daemon
