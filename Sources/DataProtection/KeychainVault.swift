@@ -3,6 +3,21 @@ import ProtfsControlClient
 import ProtfsCrypto
 import ProtfsDomain
 import ProtfsSystem
+import Synchronization
+
+/// Which protfs mount holds the process's keychain items.
+public enum ProtfsKeychain {
+    private static let chosen = Mutex<String?>(nil)
+
+    /// The keychain vault's mount point for this process, chosen in code; when nil (the
+    /// default), `SecItem*` use the mount point in the `PROTFS_KEYCHAIN` environment
+    /// variable, else the only protfs mount on the machine, else return
+    /// `errSecNotAvailable`. Setting it is safe from any thread, unlike `setenv`.
+    public static var mountpoint: String? {
+        get { chosen.withLock { $0 } }
+        set { chosen.withLock { $0 = newValue } }
+    }
+}
 
 /// The keychain vault's daemon, and the item requests `SecItem*` make of it for the calling
 /// user (the daemon learns the uid from the socket).
@@ -12,10 +27,10 @@ struct KeychainVault {
 
     let client: ControlClient
 
-    /// The mount in `PROTFS_KEYCHAIN`, else the only protfs mount; `errSecNotAvailable` when
+    /// The mount chosen in code or in `PROTFS_KEYCHAIN`, else the only protfs mount; `errSecNotAvailable` when
     /// neither names a live daemon.
     static func find() throws(KeychainStatus) -> KeychainVault {
-        guard let mountpoint = mountpoint(named: ProcessInfo.processInfo.environment[environmentVariable],
+        guard let mountpoint = mountpoint(named: ProtfsKeychain.mountpoint ?? ProcessInfo.processInfo.environment[environmentVariable],
                                           mounts: MountTable.protfsMountPoints()) else { throw .notAvailable }
         do {
             return KeychainVault(client: try ControlClient(mountpoint: mountpoint))

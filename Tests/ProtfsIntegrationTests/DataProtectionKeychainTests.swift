@@ -6,10 +6,11 @@ import Testing
 /// item store, in every lock state, each answer one of Apple's `OSStatus` values.
 @Suite("DataProtection: SecItem on a mount", .serialized)
 struct DataProtectionKeychainTests {
-    /// Points the library at `vault` for the body (the variable is the library's contract).
+    /// Points the library at `path` for the body: in code, since `setenv` races with the
+    /// other suites' threads (the example's test uses `PROTFS_KEYCHAIN`).
     static func withKeychain(_ path: String, _ body: () throws -> Void) rethrows {
-        setenv("PROTFS_KEYCHAIN", path, 1)
-        defer { unsetenv("PROTFS_KEYCHAIN") }
+        ProtfsKeychain.mountpoint = path
+        defer { ProtfsKeychain.mountpoint = nil }
         try body()
     }
 
