@@ -66,10 +66,15 @@ public struct ControlClient: Sendable {
     }
 
     /// Subscribes to lock events: `body` gets the state at subscription, then every event,
-    /// until it returns false or the daemon ends the stream (at unmount).
-    public func watch(_ body: (WatchLine) -> Bool) throws(ControlFailure) {
+    /// until it returns false, the daemon ends the stream (at unmount), or `cancellation` is
+    /// cancelled from another thread.
+    public func watch(cancellation: WatchCancellation? = nil, _ body: (WatchLine) -> Bool) throws(ControlFailure) {
         let socket = try connect()
         defer { socket.close() }
+        if let cancellation {
+            guard cancellation.register(socket) else { return }
+        }
+        defer { cancellation?.unregister() }  // runs before the close above: no shutdown of a reused descriptor
         try write(.watch, secrets: [], to: socket)
         var source = SocketByteSource(socket: socket, deadline: nil)
         var subscribed = false

@@ -56,3 +56,37 @@ public enum MountTable {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension MountTable {
+    /// A mount as this process sees it.
+    public struct Mount: Sendable, Equatable {
+        public let mountpoint: String
+        /// The filesystem type, `fuse.protfs` for protfs.
+        public let type: String
+
+        public var isProtfs: Bool { type == MountTable.protfsType }
+    }
+
+    /// The mount that holds `canonicalPath` (absolute, no symlinks): the newest mount at the
+    /// longest mount point that is a prefix of it, from `/proc/self/mountinfo` (this process's
+    /// mount namespace). Nil when the table cannot be read.
+    public static func mount(holding canonicalPath: String) -> Mount? {
+        var best: Mount?
+        for line in lines(of: "/proc/self/mountinfo") {
+            let fields = line.split(separator: " ")
+            // id parent major:minor root mountpoint options [optional...] - type source options
+            guard fields.count >= 7, let separator = fields.dropFirst(6).firstIndex(of: "-"),
+                  separator + 1 < fields.count else { continue }
+            let mount = Mount(mountpoint: unescape(String(fields[4])), type: String(fields[separator + 1]))
+            guard contains(mount.mountpoint, canonicalPath),
+                  mount.mountpoint.utf8.count >= (best?.mountpoint.utf8.count ?? 0) else { continue }
+            best = mount
+        }
+        return best
+    }
+
+    /// Whether `path` is `directory` or lies below it, component by component.
+    private static func contains(_ directory: String, _ path: String) -> Bool {
+        directory == "/" || path == directory || path.hasPrefix(directory + "/")
+    }
+}

@@ -1,0 +1,24 @@
+import ProtfsControlClient
+import ProtfsDomain
+
+/// An `OSStatus` other than success, thrown inside the library and returned by `SecItem*`.
+struct KeychainStatus: Error, Equatable {
+    let status: OSStatus
+
+    static let param = KeychainStatus(status: errSecParam)
+    static let notAvailable = KeychainStatus(status: errSecNotAvailable)
+    static let itemNotFound = KeychainStatus(status: errSecItemNotFound)
+
+    /// The status for a refusal of the daemon, by its exit code (SPEC section 6).
+    init(_ failure: ControlFailure) {
+        switch failure.exitCode {
+        case .refusedByLockState: status = errSecInteractionNotAllowed
+        case .notFound: status = errSecItemNotFound
+        case .alreadyExists: status = errSecDuplicateItem
+        case .usage: status = errSecParam
+        default: status = errSecNotAvailable
+        }
+    }
+
+    init(status: OSStatus) { self.status = status }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import ProtfsControlClient
+import ProtfsCrypto
+import ProtfsDomain
+import ProtfsSystem
+import Synchronization
+
+/// Which protfs mount holds the process's keychain items.
+public enum ProtfsKeychain {
+    private static let chosen = Mutex<String?>(nil)
+
+    /// The keychain vault's mount point for this process, chosen in code; when nil (the
+    /// default), `SecItem*` use the mount point in the `PROTFS_KEYCHAIN` environment
+    /// variable, else the only protfs mount on the machine, else return
+    /// `errSecNotAvailable`. Setting it is safe from any thread, unlike `setenv`.
+    public static var mountpoint: String? {
+        get { chosen.withLock { $0 } }
+        set { chosen.withLock { $0 = newValue } }
+    }
+}
+
+/// The keychain vault's daemon, and the item requests `SecItem*` make of it for the calling
+/// user (the daemon learns the uid from the socket).
+struct KeychainVault {
+    /// Names the keychain vault's mount point.
+    static let environmentVariable = "PROTFS_KEYCHAIN"
+
+    let client: ControlClient
+
+    /// The mount chosen in code or in `PROTFS_KEYCHAIN`, else the only protfs mount; `errSecNotAvailable` when
+    /// neither names a live daemon.
+    static func find() throws(KeychainStatus) -> KeychainVault {
+        guard let mountpoint = mountpoint(named: ProtfsKeychain.mountpoint ?? ProcessInfo.processInfo.environment[environmentVariable],
+                                          mounts: MountTable.protfsMountPoints()) else { throw .notAvailable }
+        do {
+            return KeychainVault(client: try ControlClient(mountpoint: mountpoint))
+        } catch {
+            throw .notAvailable
+        }
+    }
+
+    /// The keychain vault's mount point: the one named (when not empty), else the only
+    /// protfs mount, else none. A named mount point is never replaced by another.
+    static func mountpoint(named: String?, mounts: [String]) -> String? {
+        if let named, !named.isEmpty { return named }
+        let distinct = Set(mounts)
+        return distinct.count == 1 ? distinct.first : nil
+    }
+
+    func add(_ item: ItemAttributes, secret: Data) throws(KeychainStatus) {
+        let buffer = Self.lockedCopy(secret)
+        defer { buffer.wipe() }
+        _ = try send(.add(item), secrets: [buffer])
+    }
+
+    /// Every item of the caller with `service` (all when nil): attributes, no secrets.
+    func list(service: String?) throws(KeychainStatus) -> [ItemAttributes] {
+        let message = try send(.list(service: service))
+        guard case .items(let items) = message.reply else { throw .notAvailable }
+        return items
+    }
+
+    /// The item's secret, copied once from locked memory into the object handed to the
+    /// caller (whose it then is); the locked copy is wiped.
+    func secret(of item: ItemAttributes) throws(KeychainStatus) -> NSData {
+        let message = try send(.get(service: item.service, account: item.account))
+        guard case .item = message.reply, let secret = message.secret else { throw .notAvailable }
+        defer { secret.wipe() }
+        return secret.withUnsafeBytes { bytes in
+            bytes.isEmpty ? NSData() : NSData(bytes: bytes.baseAddress, length: bytes.count)
+        }
+    }
+
+    func update(_ item: ItemAttributes, changes: ItemChanges, secret: Data?) throws(KeychainStatus) {
+        let buffer = secret.map(Self.lockedCopy)
+        defer { buffer?.wipe() }
+        _ = try send(.update(service: item.service, account: item.account, changes: changes, changesSecret: buffer != nil),
+                     secrets: buffer.map { [$0] } ?? [])
+    }
+
+    func delete(_ item: ItemAttributes) throws(KeychainStatus) {
+        _ = try send(.delete(service: item.service, account: item.account))
+    }
+
+    private func send(_ operation: ItemRequest.Operation, secrets: [SecureBuffer] = []) throws(KeychainStatus) -> ControlReplyMessage {
+        do {
+            return try client.exchange(.item(ItemRequest(uid: nil, operation)), secrets: secrets)
+        } catch {
+            throw KeychainStatus(error)
+        }
+    }
+
+    private static func lockedCopy(_ data: Data) -> SecureBuffer {
+        data.withUnsafeBytes { SecureBuffer(copying: $0) }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import ProtfsDomain
+
+/// Adds a generic password to the protfs keychain, as the Security framework's
+/// `SecItemAdd` does on iOS:
+///
+/// ```swift
+/// let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+///                             kSecAttrService as String: "api.example.com",
+///                             kSecAttrAccount as String: "alice",
+///                             kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked,
+///                             kSecValueData as String: token]
+/// let status = SecItemAdd(query as CFDictionary, nil)
+/// ```
+///
+/// The item belongs to the calling user. protfs requires `kSecAttrService` (non-empty);
+/// `kSecAttrAccount` defaults to empty, `kSecAttrAccessible` to
+/// `kSecAttrAccessibleWhenUnlocked`. With `kSecReturnData` or `kSecReturnAttributes`,
+/// `result` gets what `SecItemCopyMatching` would return for the new item.
+///
+/// - Returns: `errSecSuccess`, `errSecDuplicateItem`, `errSecInteractionNotAllowed` (the
+///   item's class key is not available now), `errSecParam` or `errSecNotAvailable`.
+@discardableResult
+public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    Keychain.status { () throws(KeychainStatus) in
+        let query = try KeychainQuery(attributes, for: .add)
+        let item = try query.newItem()
+        let vault = try KeychainVault.find()
+        try vault.add(item, secret: query.secret ?? Data())
+        guard let result, query.returnData || query.returnAttributes else { return }
+        var found = query
+        found.matchAll = false
+        result.pointee = try Keychain.copy(found, from: [item], in: vault)
+    }
+}
+
+/// Finds the caller's generic passwords that have every attribute the query names, as
+/// `SecItemCopyMatching` does on iOS:
+///
+/// ```swift
+/// var result: CFTypeRef?
+/// let status = SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword,
+///                                   kSecAttrService as String: "api.example.com",
+///                                   kSecReturnData as String: true] as CFDictionary, &result)
+/// let token = result as? Data
+/// ```
+///
+/// `result` is `Data` for `kSecReturnData`, a `[String: Any]` dictionary for
+/// `kSecReturnAttributes` (with `kSecValueData` when both are asked), an array of those
+/// with `kSecMatchLimitAll`, and nil when nothing is to be returned. The data is the
+/// caller's; the library keeps no copy.
+///
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed` (a
+///   secret asked for while its class key is not available), `errSecParam` or
+///   `errSecNotAvailable`.
+@discardableResult
+public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
+    Keychain.status { () throws(KeychainStatus) in
+        let parsed = try KeychainQuery(query, for: .search)
+        let vault = try KeychainVault.find()
+        let found = try Keychain.matching(parsed, in: vault)
+        let value = try Keychain.copy(parsed, from: found, in: vault)
+        result?.pointee = value
+    }
+}
+
+/// Changes every matching item of the caller, as `SecItemUpdate` does on iOS.
+/// `attributesToUpdate` may change `kSecAttrLabel`, `kSecAttrDescription`,
+/// `kSecAttrComment`, `kSecAttrGeneric`, `kSecAttrAccessible` and `kSecValueData`; protfs
+/// cannot rename an item (a new service or account is `errSecParam`: delete and add).
+///
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed` (a new
+///   secret or accessibility while a class key it needs is not available), `errSecParam` or
+///   `errSecNotAvailable`.
+@discardableResult
+public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
+    Keychain.status { () throws(KeychainStatus) in
+        let parsed = try KeychainQuery(query, for: .match)
+        let update = try KeychainQuery(attributesToUpdate, for: .changes)
+        let vault = try KeychainVault.find()
+        for item in try Keychain.matching(parsed, in: vault) {
+            try vault.update(item, changes: update.changes, secret: update.secret)
+        }
+    }
+}
+
+/// Deletes every matching item of the caller, as `SecItemDelete` does on iOS; works in
+/// every lock state.
+///
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecParam` or `errSecNotAvailable`.
+@discardableResult
+public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
+    Keychain.status { () throws(KeychainStatus) in
+        let parsed = try KeychainQuery(query, for: .match)
+        let vault = try KeychainVault.find()
+        for item in try Keychain.matching(parsed, in: vault) {
+            try vault.delete(item)
+        }
+    }
+}
+
+/// What `SecItem*` share: matching, the result shapes, statuses.
+enum Keychain {
+    static func status(_ body: () throws(KeychainStatus) -> Void) -> OSStatus {
+        do {
+            try body()
+            return errSecSuccess
+        } catch {
+            return error.status
+        }
+    }
+
+    /// The caller's items the query matches (listed in every lock state: attributes are
+    /// under the metadata key); `errSecItemNotFound` for none.
+    static func matching(_ query: KeychainQuery, in vault: KeychainVault) throws(KeychainStatus) -> [ItemAttributes] {
+        let found = try vault.list(service: query.service).filter(query.matches)
+        guard !found.isEmpty else { throw .itemNotFound }
+        return query.matchAll ? found : [found[0]]
+    }
+
+    /// The result `SecItemCopyMatching` gives for `items`, nil when the query returns nothing.
+    static func copy(_ query: KeychainQuery, from items: [ItemAttributes], in vault: KeychainVault) throws(KeychainStatus) -> CFTypeRef? {
+        guard query.returnData || query.returnAttributes else { return nil }
+        var values: [Any] = []
+        for item in items {
+            let secret = query.returnData ? try vault.secret(of: item) : nil
+            if query.returnAttributes {
+                var attributes = attributeDictionary(item)
+                attributes[kSecValueData] = secret
+                values.append(NSDictionary(dictionary: attributes))
+            } else if let secret {
+                values.append(secret)
+            }
+        }
+        return query.matchAll ? NSArray(array: values) : values.first as CFTypeRef?
+    }
+
+    /// An item's attributes as iOS returns them (empty texts and bytes left out).
+    static func attributeDictionary(_ item: ItemAttributes) -> [String: Any] {
+        var attributes: [String: Any] = [
+            kSecClass: kSecClassGenericPassword,
+            kSecAttrService: item.service,
+            kSecAttrAccount: item.account,
+            kSecAttrAccessible: item.accessibility.constant,
+            kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
+            kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(item.modified)),
+        ]
+        for (key, text) in [(kSecAttrLabel, item.label), (kSecAttrDescription, item.description), (kSecAttrComment, item.comment)]
+        where !text.isEmpty {
+            attributes[key] = text
+        }
+        if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
+        return attributes
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import ProtfsControlClient
+import ProtfsDomain
+import Testing
+@testable import DataProtection
+
+/// `SecItem` dictionaries read into item requests, and the daemon's refusals as Apple's
+/// `OSStatus` values.
+@Suite struct KeychainQueryTests {
+    @Test func anAddQueryAsIOSCodeWritesIt() throws {
+        let token = Data("token".utf8)
+        let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                    kSecAttrService as String: "api.example.com",
+                                    kSecAttrAccount as String: "alice",
+                                    kSecAttrLabel as String: "label",
+                                    kSecAttrGeneric as String: Data([1, 2]),
+                                    kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
+                                    kSecValueData as String: token,
+                                    kSecReturnData as String: kCFBooleanTrue!]
+        let parsed = try KeychainQuery(query as CFDictionary, for: .add)
+        #expect(try parsed.newItem() == ItemAttributes(service: "api.example.com", account: "alice", label: "label",
+                                                       generic: [1, 2], accessibility: .afterFirstUnlockThisDeviceOnly))
+        #expect(parsed.secret == token)
+        #expect(parsed.returnData && !parsed.returnAttributes && !parsed.matchAll)
+    }
+
+    @Test func everyAccessibleConstantIsApplesAndMapsToItsAccessibility() {
+        let constants: [(String, ItemAccessibility)] = [
+            (kSecAttrAccessibleWhenUnlocked, .whenUnlocked), (kSecAttrAccessibleAfterFirstUnlock, .afterFirstUnlock),
+            (kSecAttrAccessibleAlways, .always), (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, .whenPasscodeSetThisDeviceOnly),
+            (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .whenUnlockedThisDeviceOnly),
+            (kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, .afterFirstUnlockThisDeviceOnly),
+            (kSecAttrAccessibleAlwaysThisDeviceOnly, .alwaysThisDeviceOnly),
+        ]
+        for (constant, accessibility) in constants {
+            #expect(ItemAccessibility(constant: constant) == accessibility)
+            #expect(accessibility.constant == constant)
+        }
+        #expect(Set(constants.map(\.0)) == ["ak", "ck", "dk", "akpu", "aku", "cku", "dku"])
+    }
+
+    @Test func searchesReadTheirLimitAndReturnKeysWithNSStringKeysToo() throws {
+        let query = [kSecClass: kSecClassGenericPassword, kSecMatchLimit: kSecMatchLimitAll,
+                     kSecReturnAttributes: NSNumber(value: true)] as [String: Any]
+        let parsed = try KeychainQuery(NSDictionary(dictionary: query), for: .search)
+        #expect(parsed.matchAll && parsed.returnAttributes && !parsed.returnData)
+        let item = ItemAttributes(service: "s", account: "a", label: "l")
+        #expect(parsed.matches(item))
+        #expect(try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrLabel: "l"] as CFDictionary, for: .match).matches(item))
+        #expect(try !KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "b"] as CFDictionary, for: .match).matches(item))
+    }
+
+    @Test func whatCannotBeHonouredIsErrSecParam() {
+        let refused: [([String: Any], KeychainQuery.Use)] = [
+            ([kSecAttrService: "s"], .search),                                                  // no class
+            ([kSecClass: "inet", kSecAttrService: "s"], .search),                                                // another class
+            ([kSecClass: kSecClassGenericPassword, "sync": true], .search),                                      // unknown key
+            ([kSecClass: kSecClassGenericPassword, kSecValueData: Data()], .search),                             // data in a search
+            ([kSecClass: kSecClassGenericPassword, kSecMatchLimit: "m_LimitTwo"], .search),                     // unknown limit
+            ([kSecClass: kSecClassGenericPassword, kSecAttrAccessible: "whenUnlocked"], .match),                // not Apple's constant
+            ([kSecClass: kSecClassGenericPassword, kSecAttrService: 7], .match),                                // wrong type
+            ([kSecClass: kSecClassGenericPassword, kSecReturnData: true], .match),                              // return in a delete
+            ([kSecAttrAccount: "renamed"], .changes),                                                           // a rename
+        ]
+        for (query, use) in refused {
+            #expect(throws: KeychainStatus(status: errSecParam), "\(query)") { try KeychainQuery(query as CFDictionary, for: use) }
+        }
+    }
+
+    @Test func addNeedsAService() throws {
+        #expect(throws: KeychainStatus.param) {
+            try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "a"] as CFDictionary, for: .add).newItem()
+        }
+    }
+
+    @Test func statusesAreApplesValues() {
+        #expect([errSecSuccess, errSecItemNotFound, errSecDuplicateItem, errSecInteractionNotAllowed, errSecParam, errSecNotAvailable]
+                == [0, -25300, -25299, -25308, -50, -25291])
+        let mapped: [(ExitCode, OSStatus)] = [(.refusedByLockState, errSecInteractionNotAllowed), (.notFound, errSecItemNotFound),
+                                              (.alreadyExists, errSecDuplicateItem), (.usage, errSecParam),
+                                              (.failure, errSecNotAvailable)]
+        for (exitCode, status) in mapped {
+            #expect(KeychainStatus(ControlFailure(exitCode, "")).status == status)
+        }
+    }
+
+    @Test func returnedAttributesUseApplesKeys() {
+        let item = ItemAttributes(service: "s", account: "a", comment: "c", generic: [9], accessibility: .always, created: 10, modified: 20)
+        let attributes = Keychain.attributeDictionary(item)
+        #expect(Set(attributes.keys) == [kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrAccessible, kSecAttrCreationDate,
+                                         kSecAttrModificationDate, kSecAttrComment, kSecAttrGeneric])
+        #expect(attributes[kSecAttrAccessible] as? String == kSecAttrAccessibleAlways)
+        #expect(attributes[kSecAttrGeneric] as? Data == Data([9]))
+        #expect(attributes[kSecAttrModificationDate] as? Date == Date(timeIntervalSince1970: 20))
+    }
+}
+
+/// Which vault `SecItem*` talk to (SPEC section 8).
+@Suite struct KeychainVaultChoiceTests {
+    @Test func theNamedMountElseTheOnlyOneElseNone() {
+        #expect(KeychainVault.mountpoint(named: "/srv/keys", mounts: ["/srv/vault"]) == "/srv/keys")
+        #expect(KeychainVault.mountpoint(named: nil, mounts: ["/srv/vault"]) == "/srv/vault")
+        #expect(KeychainVault.mountpoint(named: "", mounts: ["/srv/vault", "/srv/vault"]) == "/srv/vault")
+        #expect(KeychainVault.mountpoint(named: nil, mounts: ["/srv/vault", "/srv/other"]) == nil)
+        #expect(KeychainVault.mountpoint(named: nil, mounts: []) == nil)
+    }
+}
