@@ -35,6 +35,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case passcodeMissing
     case passcodesDiffer
     case passcodeHashFailed
+    /// A passcode operation on a vault without one (SPEC section 7).
+    case noPasscodeSet
+    /// An operation for vaults without a passcode on one that has a passcode.
+    case passcodeRequired
     // Anything else the system refused.
     case system(operation: String, path: String, errno: Errno)
 
@@ -45,6 +49,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
         case .deviceKeyMissing, .backingMissing, .notAVault: .notFound
         case .alreadyInitialized: .alreadyExists
         case .keybagDamaged, .rootMetadataDamaged: .damage
+        case .noPasscodeSet, .passcodeRequired: .usage
         default: .failure
         }
     }
@@ -113,6 +118,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "the two passcodes differ; nothing was changed"
         case .passcodeHashFailed:
             "Argon2id could not run (not enough memory for its parameters?)"
+        case .noPasscodeSet:
+            "this vault has no passcode: it opens with the device key alone; set one with 'protfsctl passwd MOUNTPOINT'"
+        case .passcodeRequired:
+            "this vault has a passcode; give it (or remove it first with 'protfsctl passwd --remove MOUNTPOINT')"
         case .system(let operation, let path, let errno):
             "cannot \(operation) \(path): \(errno)"
         }
