@@ -140,6 +140,17 @@ public final class Vault: Sendable {
         }
     }
 
+    /// Every key of the vault, for a backup: the class keys the passcode (or the device)
+    /// opened, with the filesystem and `none` keys and what the keybag says in the clear.
+    public func exportKeys(classKeys: PasscodeClassKeys) throws(VaultError) -> VaultKeys {
+        let deviceKeys = keyring.deviceKeys
+        return try passcodeRecord.withLock { (record) throws(VaultError) in
+            VaultKeys(vaultID: vaultID, kdf: record.keybag.kdf, classBPublicKey: record.keybag.classBPublicKey,
+                      filesystem: try record.keybag.unwrapFilesystemKey(deviceKeys: deviceKeys),
+                      none: try record.keybag.unwrapNoneKey(deviceKeys: deviceKeys), classKeys: classKeys)
+        }
+    }
+
     public func install(_ keys: PasscodeClassKeys) {
         keyring.install(keys.complete, for: .complete)
         keyring.install(keys.completeUntilFirstUserAuthentication, for: .completeUntilFirstUserAuthentication)

@@ -95,6 +95,15 @@ public struct Keybag: Sendable, Equatable {
                           classKeys: classKeys, deviceKeys: deviceKeys)
     }
 
+    /// A restored vault's keybag (docs/BACKUP.md): the keys of the backup under this
+    /// device and `passcode` (none: a vault without a passcode), at `generation`.
+    public static func restoring(_ keys: VaultKeys, generation: UInt64, passcode: SecureBuffer?,
+                                 deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+        try assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, passcode: passcode,
+                     classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
+                     classKeys: keys.classKeys, deviceKeys: deviceKeys)
+    }
+
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
                                  classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
@@ -333,4 +342,14 @@ public struct PasscodeClassKeys: Sendable {
     public let complete: LockedKey
     public let completeUntilFirstUserAuthentication: LockedKey
     public let completeUnlessOpenPrivate: LockedKey
+}
+
+/// Every key of a vault and what its keybag holds in the clear: what a backup carries.
+public struct VaultKeys: Sendable {
+    public let vaultID: ObjectID
+    public let kdf: Argon2idParameters
+    public let classBPublicKey: [UInt8]
+    public let filesystem: LockedKey
+    public let none: LockedKey
+    public let classKeys: PasscodeClassKeys
 }
