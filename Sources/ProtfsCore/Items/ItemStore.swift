@@ -224,8 +224,7 @@ public final class ItemStore: Sendable {
     /// Runs `body` under the lock state's shared hold once the table allows every access.
     private func guarded<R>(_ requirements: [(ContentAccess, ItemAccessibility)], _ identity: ItemIdentity,
                             _ body: () throws(Errno) -> R) throws(ItemError) -> R {
-        // The seam for vaults without a passcode (SPEC section 7): `passcodeSet` is always
-        // true until they exist.
+        // SPEC section 6: a vault without a passcode (section 7) has no use for these items.
         if requirements.contains(where: { $0.1.needsPasscode }) && !vault.passcodeSet { throw .passcodeNotSet }
         do {
             return try controller.perform(requirements.map { ($0.0, $0.1.protectionClass) }, body)
