@@ -50,6 +50,13 @@ struct BackupTests {
         }
         let verified = CommandRunner.run(TestVault.protfs, ["backup", "--verify", archive, "--backup-passphrase-file", passphraseFile])
         #expect(verified.succeeded && verified.stdout.contains("intact"), "\(verified.stderr)")
+        // docs/BACKUP.md alone is enough to read the archive: an independent reader agrees.
+        let independent = CommandRunner.script("read-archive.py", [archive, passphraseFile])
+        #expect(independent.succeeded, "\(independent.stderr)")
+        let count = independent.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(count.hasSuffix(" entries") && verified.stdout.contains("(\(count.dropLast(8)) objects)"),
+                "\(count) / \(verified.stdout)")
+        #expect(independent.stdout.contains("f protfs.items/") && !independent.stdout.contains("protfs.keybag"))
 
         let restored = try TestVault(initialize: false)
         try (Self.otherPasscode + "\n").write(toFile: restored.passcodeFile, atomically: true, encoding: .utf8)
