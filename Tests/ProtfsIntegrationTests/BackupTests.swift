@@ -123,6 +123,17 @@ struct BackupTests {
             let verify = CommandRunner.run(TestVault.protfs, ["backup", "--verify", path, "--backup-passphrase-file", passphrase])
             #expect(codes.contains(verify.status), "\(what): verify exit \(verify.status): \(verify.stderr)")
         }
+        // A crafted archive (with its passphrase) whose hard link names its first file through
+        // a symlink to /etc: refused, nothing linked in, nothing left.
+        let crafted = vault.root.path + "/crafted"
+        let made = CommandRunner.script("craft-archive.py", [crafted, passphraseFile])
+        try #require(made.succeeded, "\(made.stderr)")
+        let outside = vault.root.path + "/restored-crafted"
+        let refused = Self.restore(crafted, into: outside, deviceKey: vault.deviceKey, passcodeFile: vault.passcodeFile,
+                                   passphraseFile: passphraseFile)
+        #expect(!refused.succeeded, "\(refused.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: outside), "\(outside) left behind")
+
         // Into an existing empty directory: emptied again, the directory kept.
         let empty = vault.root.path + "/empty"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)

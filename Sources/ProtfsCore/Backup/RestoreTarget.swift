@@ -88,8 +88,13 @@ final class RestoreTarget {
     }
 
     func makeHardLink(_ path: String, to first: String) throws(BackupError) {
+        // The first name's directory opened like any other (never through a symlink), so a
+        // crafted archive cannot link something outside the backing directory in.
+        let source = try openDirectory(first.split(separator: "/").dropLast().joined(separator: "/"))
+        defer { source.close() }
+        let sourceName = String(first.split(separator: "/").last!)
         let (directory, name) = try parentAndName(path)
-        _ = try? syscallRetrying { linkat(root.rawValue, first, directory.rawValue, name, 0) }
+        _ = try? syscallRetrying { linkat(source.rawValue, sourceName, directory.rawValue, name, 0) }
         // linkat's failure is told by what is there (the first name must be a regular file).
         guard let st = try? directory.status(of: name), st.st_mode & S_IFMT == S_IFREG, st.st_nlink > 1 else {
             throw .damaged("a hard link to \(first), which is not a file restored before it")
@@ -101,8 +106,13 @@ final class RestoreTarget {
     func finish(beforeRoot: () throws -> Void) throws {
         parent?.fd.close()
         parent = nil
-        for (path, attributes) in directories.reversed() {
-            if path.isEmpty { try beforeRoot() }
+        for (path, recorded) in directories.reversed() {
+            var attributes = recorded
+            if path.isEmpty {
+                try beforeRoot()
+                // As `init` makes it, whatever the archive says (SPEC section 4).
+                attributes.mode &= ~0o077
+            }
             let fd = try openDirectory(path)
             defer { fd.close() }
             do throws(Errno) {
