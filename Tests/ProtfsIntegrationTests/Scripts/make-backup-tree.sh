@@ -24,5 +24,5 @@ truncate -s 64M sparse
 printf 'end\n' >> sparse
 touch "$(head -c 200 /dev/zero | tr '\0' 'n')"
 touch -d '2001-02-03 04:05:06.123456789' c-none/file
-# Several chunks of archive: 300 kB that do not compress or repeat.
-head -c 300000 /dev/urandom > random
+# Many chunks of archive, and extents of more than one 1 MiB piece: data that does not repeat.
+head -c 2600000 /dev/urandom > random
