@@ -8,7 +8,7 @@ import ProtfsCrypto
 enum BackupCommand {
     static let command = Command(
         name: "backup",
-        synopsis: "BACKING ARCHIVE [--device-key PATH] [--passcode-file F] [--backup-passphrase-file F] | --verify ARCHIVE [--backup-passphrase-file F]",
+        synopsis: "BACKING ARCHIVE [--device-key PATH] [--passcode-file F] [--backup-passphrase-file F] | --verify ARCHIVE [--device-key PATH] [--backup-passphrase-file F]",
         valueOptions: ["--device-key", "--passcode-file", "--backup-passphrase-file"],
         flags: ["--verify"],
         run: run)
@@ -17,7 +17,8 @@ enum BackupCommand {
         let passphrases = PasscodeReader(passcodeFile: arguments.value("--backup-passphrase-file"))
         if arguments.isSet("--verify") {
             let archive = try arguments.operands("ARCHIVE")[0]
-            let entries = try VaultRestore.verify(archive: archive, passphrase: try passphrases.read(prompt: "Backup passphrase: "))
+            let entries = try VaultRestore.verify(archive: archive, passphrase: try passphrases.read(prompt: "Backup passphrase: "),
+                                                  deviceKeyPath: arguments.value("--device-key"))
             print("\(archive): intact (\(entries) objects)")
             return
         }

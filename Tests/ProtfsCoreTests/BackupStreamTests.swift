@@ -30,7 +30,10 @@ import ProtfsSystem
     func readArchive(_ path: String, count: Int, passphrase: String = "phrase") throws -> [UInt8] {
         let file = try FileDescriptor.open(path: path, [.readOnly])
         defer { file.close() }
-        let (reader, _) = try BackupStreamReader.open(file: file, passphrase: passcode(passphrase))
+        // No wrong-passphrase record here (VaultRestore keeps one beside the device key).
+        let (reader, _) = try BackupStreamReader.open(file: file, passphrase: passcode(passphrase)) { (_) throws(BackupError) in
+            { () throws(BackupError) in }
+        }
         let bytes = try reader.read(count)
         try reader.finish()
         return bytes

@@ -48,7 +48,8 @@ struct BackupTests {
         for secret in [Self.marker, TestVault.passcode, "a backup passphrase", "start "] {
             #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) is in the archive")
         }
-        let verified = CommandRunner.run(TestVault.protfs, ["backup", "--verify", archive, "--backup-passphrase-file", passphraseFile])
+        let verified = CommandRunner.run(TestVault.protfs, ["backup", "--verify", archive, "--device-key", vault.deviceKey,
+                                                            "--backup-passphrase-file", passphraseFile])
         #expect(verified.succeeded && verified.stdout.contains("intact"), "\(verified.stderr)")
         // docs/BACKUP.md alone is enough to read the archive: an independent reader agrees.
         let independent = CommandRunner.script("read-archive.py", [archive, passphraseFile])
@@ -90,6 +91,27 @@ struct BackupTests {
         #expect(try String(contentsOfFile: restored.path("c-complete/file"), encoding: .utf8).contains(Self.marker))
     }
 
+    @Test("wrong backup passphrases are delayed like wrong passcodes, per archive, beside the device key")
+    func wrongPassphrasesAreRateLimited() throws {
+        let (vault, archive, passphraseFile) = try Self.backedUpVault()
+        let wrong = vault.root.path + "/wrong-passphrase"
+        try "not it\n".write(toFile: wrong, atomically: true, encoding: .utf8)
+        func verify(_ passphrase: String) -> CommandResult {
+            CommandRunner.run(TestVault.protfs, ["backup", "--verify", archive, "--device-key", vault.deviceKey,
+                                                 "--backup-passphrase-file", passphrase],
+                              environment: ["PROTFS_TEST_DELAY_SCALE": "0.02"])
+        }
+        for attempt in 1...5 { #expect(verify(wrong).status == 3, "attempt \(attempt)") }
+        // The fifth failure starts a delay (60 s, scaled to 1.2 s): right or wrong, refused.
+        let refused = verify(passphraseFile)
+        #expect(refused.status == 4 && refused.stderr.contains("retry in"), "\(refused.stderr)")
+        let restore = Self.restore(archive, into: vault.root.path + "/restored", deviceKey: vault.deviceKey,
+                                   passcodeFile: vault.passcodeFile, passphraseFile: passphraseFile)
+        #expect(restore.status == 4 && !FileManager.default.fileExists(atPath: vault.root.path + "/restored"))
+        usleep(1_500_000)
+        #expect(verify(passphraseFile).succeeded)
+    }
+
     @Test("a flipped byte anywhere, a cut archive or a wrong passphrase: refused with the SPEC code, nothing left behind")
     func damageLeavesNothing() throws {
         let (vault, archive, passphraseFile) = try Self.backedUpVault()
@@ -120,7 +142,8 @@ struct BackupTests {
             #expect(codes.contains(result.status), "\(what): exit \(result.status): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: backing), "\(what): \(backing) left behind")
             #expect(!FileManager.default.fileExists(atPath: deviceKey), "\(what): a device key left behind")
-            let verify = CommandRunner.run(TestVault.protfs, ["backup", "--verify", path, "--backup-passphrase-file", passphrase])
+            let verify = CommandRunner.run(TestVault.protfs, ["backup", "--verify", path, "--device-key", deviceKey,
+                                                              "--backup-passphrase-file", passphrase])
             #expect(codes.contains(verify.status), "\(what): verify exit \(verify.status): \(verify.stderr)")
         }
         // A crafted archive (with its passphrase) whose hard link names its first file through

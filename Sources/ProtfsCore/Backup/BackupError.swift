@@ -12,6 +12,8 @@ public enum BackupError: CommandError, Equatable {
     case destinationNotEmpty(path: String)
     case unsupportedObject(path: String)
     case objectDamaged(path: String)
+    /// The wrong-passphrase delays refused the attempt (or their record could not be kept).
+    case attemptRefused(VaultError)
     case system(operation: String, path: String, errno: Errno)
 
     public var exitCode: ExitCode {
@@ -19,6 +21,7 @@ public enum BackupError: CommandError, Equatable {
         case .wrongPassphrase: .wrongPasscode
         case .damaged, .notAnArchive, .objectDamaged: .damage
         case .archiveExists: .alreadyExists
+        case .attemptRefused(let error): error.exitCode
         default: .failure
         }
     }
@@ -34,6 +37,7 @@ public enum BackupError: CommandError, Equatable {
         case .destinationNotEmpty(let path): "\(path) is not empty; restore into an empty or missing directory"
         case .unsupportedObject(let path): "\(path) in the backing directory is neither a file, directory, symlink nor node"
         case .objectDamaged(let path): "\(path) in the backing directory fails authentication; run 'protfs fsck' first"
+        case .attemptRefused(let error): "\(error)".replacingOccurrences(of: "passcode", with: "backup passphrase")
         case .system(let operation, let path, let errno): "cannot \(operation) \(path): \(errno)"
         }
     }

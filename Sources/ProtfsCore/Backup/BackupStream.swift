@@ -86,7 +86,11 @@ final class BackupStreamReader {
     private var position = 0
 
     /// Reads and checks the header: `wrongPassphrase` when the check does not match.
-    static func open(file: FileDescriptor, passphrase: SecureBuffer) throws(BackupError) -> (BackupStreamReader, BackupKeys) {
+    /// `attempt` runs before Argon2id with the archive id and returns what to call once the
+    /// passphrase is known to be right (the wrong-passphrase delays).
+    static func open(file: FileDescriptor, passphrase: SecureBuffer,
+                     attempt: (ObjectID) throws(BackupError) -> () throws(BackupError) -> Void) throws(BackupError)
+        -> (BackupStreamReader, BackupKeys) {
         let size: Int64
         var headerBytes = [UInt8](repeating: 0, count: BackupArchiveHeader.byteCount)
         do throws(Errno) {
@@ -97,8 +101,10 @@ final class BackupStreamReader {
             throw .system(operation: "read", path: "the archive", errno: error)
         }
         let (header, check) = try BackupArchiveHeader.decode(headerBytes)
+        let succeeded = try attempt(ObjectID(bytes: header.archiveID)!)
         let keys = try header.keys(passphrase: passphrase)
         guard ConstantTime.equal(keys.check(header.prefix), check) else { throw .wrongPassphrase }
+        try succeeded()
         let body = size - Int64(BackupArchiveHeader.byteCount)
         let full = UInt64(body / Int64(BackupChunks.sealedByteCount))
         let remainder = Int(body % Int64(BackupChunks.sealedByteCount))

@@ -11,15 +11,26 @@ public enum VaultRestore {
         public let deviceKeyCreated: Bool
     }
 
-    /// Opens the archive and checks the passphrase (exit 3 when wrong), then the keybag.
-    private static func open(_ archive: String,
-                             passphrase: SecureBuffer) throws(BackupError) -> (FileDescriptor, BackupStreamReader, VaultKeys, LockedKey) {
+    /// Opens the archive and checks the passphrase (exit 3 when wrong) through the delays of
+    /// wrong passcodes, counted per archive beside `deviceKeyFile`; then the keybag.
+    private static func open(_ archive: String, passphrase: SecureBuffer,
+                             deviceKeyFile: DeviceKeyFile) throws(BackupError) -> (FileDescriptor, BackupStreamReader, VaultKeys, LockedKey) {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path: archive, [.readOnly]) } catch {
             throw .system(operation: "open", path: archive, errno: error)
         }
         do throws(BackupError) {
-            let (reader, keys) = try BackupStreamReader.open(file: file, passphrase: passphrase)
+            let (reader, keys) = try BackupStreamReader.open(file: file, passphrase: passphrase) { (archiveID) throws(BackupError) in
+                do throws(VaultError) {
+                    var state = try VaultState.load(beside: deviceKeyFile, archiveID: archiveID)
+                    try state.beginPasscodeAttempt()
+                    return { () throws(BackupError) in
+                        do throws(VaultError) { try state.recordSuccess() } catch { throw .attemptRefused(error) }
+                    }
+                } catch {
+                    throw .attemptRefused(error)
+                }
+            }
             let (vaultKeys, transport) = try BackupKeybag.decode(try reader.read(BackupKeybag.byteCount),
                                                                  archiveID: reader.archiveID, with: keys.keybag)
             return (file, reader, vaultKeys, transport)
@@ -30,8 +41,9 @@ public enum VaultRestore {
     }
 
     /// Reads the whole archive and checks every chunk, record and file header; writes nothing.
-    public static func verify(archive: String, passphrase: SecureBuffer) throws(BackupError) -> UInt64 {
-        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase)
+    public static func verify(archive: String, passphrase: SecureBuffer, deviceKeyPath: String?) throws(BackupError) -> UInt64 {
+        let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
+        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
         defer { file.close() }
         let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), target: nil)
         try replay.run()
@@ -44,10 +56,10 @@ public enum VaultRestore {
     public static func restore(archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer,
                                passcode: () throws(VaultError) -> SecureBuffer?) throws -> Restored {
         let existed = try checkDestination(backing)
-        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase)
+        let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
+        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
         defer { file.close() }
         let secret = try passcode()
-        let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         if !existed {
             do { try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700) } catch {
                 throw BackupError.system(operation: "create", path: backing, errno: error)
