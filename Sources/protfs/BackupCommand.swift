@@ -32,7 +32,10 @@ enum BackupCommand {
             classKeys = try vault.classKeysWithoutPasscode()
         }
         let passphrase = try passphrases.readNew(prompt: "Backup passphrase: ", confirmation: "Repeat the backup passphrase: ")
-        let backup = try VaultBackup.write(vault: vault, classKeys: classKeys, to: operands[1], passphrase: passphrase)
+        let progress = BackupProgress()
+        let backup = try VaultBackup.write(vault: vault, classKeys: classKeys, to: operands[1], passphrase: passphrase,
+                                           progress: progress.show)
+        progress.end()
         print("Backed up \(operands[0]) to \(operands[1])"
               + (backup.itemsLeftOut > 0 ? " (\(backup.itemsLeftOut) ThisDeviceOnly items left out)." : "."))
     }

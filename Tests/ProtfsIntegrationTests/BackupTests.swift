@@ -32,6 +32,7 @@ struct BackupTests {
                                                           "--backup-passphrase-file", passphraseFile])
         try #require(backup.succeeded, "\(backup.stderr)")
         #expect(backup.stdout.contains("4 ThisDeviceOnly items left out"), "\(backup.stdout)")
+        #expect(!backup.stderr.contains("objects"), "progress without a terminal: \(backup.stderr)")
         return (vault, archive, passphraseFile)
     }
 
@@ -51,6 +52,12 @@ struct BackupTests {
         let verified = CommandRunner.run(TestVault.protfs, ["backup", "--verify", archive, "--device-key", vault.deviceKey,
                                                             "--backup-passphrase-file", passphraseFile])
         #expect(verified.succeeded && verified.stdout.contains("intact"), "\(verified.stderr)")
+        // On a terminal (script(1) gives it one) the backup shows its progress.
+        let onTerminal = CommandRunner.run("/usr/bin/script", ["-qec", [TestVault.protfs, "backup", vault.backing, archive + ".2",
+                                                                        "--device-key", vault.deviceKey, "--passcode-file",
+                                                                        vault.passcodeFile, "--backup-passphrase-file",
+                                                                        passphraseFile].joined(separator: " "), "/dev/null"])
+        #expect(onTerminal.succeeded && onTerminal.stdout.contains("objects, "), "\(onTerminal.stdout)\(onTerminal.stderr)")
         // docs/BACKUP.md alone is enough to read the archive: an independent reader agrees.
         let independent = CommandRunner.script("read-archive.py", [archive, passphraseFile])
         #expect(independent.succeeded, "\(independent.stderr)")

@@ -16,6 +16,10 @@ public final class VaultBackup {
     private let transport: ClassKeyring
     private var hardLinks: [HardLinkKey: String] = [:]
     private var entryCount: UInt64 = 0
+    /// File bytes read so far (data extents, headers included).
+    private var byteCount: UInt64 = 0
+    /// Called after every object with the objects and bytes so far (progress on a terminal).
+    private let progress: (_ objects: UInt64, _ bytes: UInt64) -> Void
     /// Items left out because they are `...ThisDeviceOnly`.
     public private(set) var itemsLeftOut = 0
 
@@ -28,8 +32,9 @@ public final class VaultBackup {
 
     /// Writes the archive at `path` (refused when it exists): a temporary file beside it,
     /// synced and renamed into place once complete, removed on failure.
-    public static func write(vault: Vault, classKeys: PasscodeClassKeys, to path: String,
-                             passphrase: SecureBuffer) throws(BackupError) -> VaultBackup {
+    public static func write(vault: Vault, classKeys: PasscodeClassKeys, to path: String, passphrase: SecureBuffer,
+                             progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in })
+        throws(BackupError) -> VaultBackup {
         var existing = Glibc.stat()
         guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
         let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
@@ -46,7 +51,7 @@ public final class VaultBackup {
             let writer = try BackupStreamWriter(file: file, path: temporary, header: header, keys: archiveKeys)
             let transportKey = LockedKey.random()
             try writer.append(BackupKeybag.encode(keys, transport: transportKey, archiveID: header.archiveID, with: archiveKeys.keybag))
-            let backup = VaultBackup(vault: vault, writer: writer,
+            let backup = VaultBackup(vault: vault, writer: writer, progress: progress,
                                      transport: ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transportKey),
                                                              classBPublicKey: keys.classBPublicKey))
             try backup.walk()
@@ -60,9 +65,11 @@ public final class VaultBackup {
         }
     }
 
-    private init(vault: Vault, writer: BackupStreamWriter, transport: ClassKeyring) {
+    private init(vault: Vault, writer: BackupStreamWriter, progress: @escaping (UInt64, UInt64) -> Void,
+                 transport: ClassKeyring) {
         self.vault = vault
         self.writer = writer
+        self.progress = progress
         self.transport = transport
     }
 
@@ -168,6 +175,7 @@ public final class VaultBackup {
         try appendData(of: fd, from: start, size: size, path: path)
         try appendExtent(offset: 0, [])
         entryCount += 1
+        progress(entryCount, byteCount)
     }
 
     private func appendData(of fd: FileDescriptor, from start: Int64, size: Int64, path: String) throws(BackupError) {
@@ -206,6 +214,7 @@ public final class VaultBackup {
         head.appendLittleEndian(UInt64(bytes.count))
         try writer.append(head)
         try writer.append(bytes)
+        byteCount += UInt64(bytes.count)
     }
 
     /// A record the device alone could open: left out. A damaged one is kept as it is (fsck's
