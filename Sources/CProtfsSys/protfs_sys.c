@@ -32,6 +32,8 @@ const int protfs_FALLOC_FL_ZERO_RANGE = FALLOC_FL_ZERO_RANGE;
 const long protfs_UTIME_NOW = UTIME_NOW;
 const long protfs_UTIME_OMIT = UTIME_OMIT;
 const unsigned long protfs_ST_NOEXEC = ST_NOEXEC;
+const int protfs_SEEK_DATA = SEEK_DATA;
+const int protfs_SEEK_HOLE = SEEK_HOLE;
 
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags) {
     return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);

@@ -11,8 +11,11 @@ public protocol ControlHandler: Sendable {
     func status(caller: uid_t?) -> StatusReport
     /// Returns when the request is satisfied (`locking`, or `locked` for `.wait`/`.now`).
     func lock(_ request: LockRequest) throws(ControlFailure)
-    func unlock(passcode: SecureBuffer) throws(ControlFailure)
-    func changePasscode(old: SecureBuffer, new: SecureBuffer) throws(ControlFailure)
+    /// `passcode` nil: a vault without one, opened by the device key.
+    func unlock(passcode: SecureBuffer?) throws(ControlFailure)
+    /// `old` nil sets a passcode on a vault without one; `new` nil removes the passcode (and
+    /// the `whenPasscodeSetThisDeviceOnly` items).
+    func changePasscode(old: SecureBuffer?, new: SecureBuffer?) throws(ControlFailure)
     /// The backing object of the mount-relative path `components` (plaintext names from the
     /// root), relative to the backing directory.
     func backingPath(of components: [[UInt8]]) throws(ControlFailure) -> String

@@ -83,6 +83,15 @@ struct ControlSession {
             case .changePasscode:
                 try handler.changePasscode(old: message.secrets[0], new: message.secrets[1])
                 return .done
+            case .unlockWithoutPasscode:
+                try handler.unlock(passcode: nil)
+                return .done
+            case .setPasscode:
+                try handler.changePasscode(old: nil, new: message.secrets[0])
+                return .done
+            case .removePasscode:
+                try handler.changePasscode(old: message.secrets[0], new: nil)
+                return .done
             case .backingPath(let components):
                 return .backingPath(try handler.backingPath(of: components))
             case .watch, .item:

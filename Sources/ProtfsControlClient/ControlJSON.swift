@@ -40,6 +40,9 @@ extension ControlRequest: Codable {
         case "lock": try keys("mode"); self = .lock(try container.decode(LockRequest.self, forKey: WireKey("mode")))
         case "unlock": try keys(); self = .unlock
         case "passwd": try keys(); self = .changePasscode
+        case "unlockWithoutPasscode": try keys(); self = .unlockWithoutPasscode
+        case "setPasscode": try keys(); self = .setPasscode
+        case "removePasscode": try keys(); self = .removePasscode
         case "backingPath":
             try keys("components")
             let components = try container.decode([[UInt8]].self, forKey: WireKey("components"))
@@ -84,6 +87,9 @@ extension ControlRequest: Codable {
             try container.encode(mode, forKey: WireKey("mode"))
         case .unlock: try container.encode("unlock", forKey: WireKey("request"))
         case .changePasscode: try container.encode("passwd", forKey: WireKey("request"))
+        case .unlockWithoutPasscode: try container.encode("unlockWithoutPasscode", forKey: WireKey("request"))
+        case .setPasscode: try container.encode("setPasscode", forKey: WireKey("request"))
+        case .removePasscode: try container.encode("removePasscode", forKey: WireKey("request"))
         case .backingPath(let components):
             try container.encode("backingPath", forKey: WireKey("request"))
             try container.encode(components, forKey: WireKey("components"))

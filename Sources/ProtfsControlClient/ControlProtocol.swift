@@ -11,6 +11,9 @@ import ProtfsDomain
 //                 {"request":"lock","mode":"normal"|"wait"|"now"}
 //                 {"request":"unlock"}                          + 1 secret: the passcode
 //                 {"request":"passwd"}                          + 2 secrets: old, new
+//                 {"request":"unlockWithoutPasscode"}           (a vault without a passcode)
+//                 {"request":"setPasscode"}                     + 1 secret: the new passcode
+//                 {"request":"removePasscode"}                  + 1 secret: the current one
 //                 {"request":"backingPath","components":[[byte, ...], ...]}
 //                 {"request":"watch"}
 //                 {"request":"itemAdd","uid":N|null,"item":{ATTRIBUTES}}     + 1 secret: the item's
@@ -52,6 +55,11 @@ public enum ControlRequest: Sendable, Equatable {
     case lock(LockRequest)
     case unlock
     case changePasscode
+    /// Vaults without a passcode (SPEC section 7): unlock with the device key alone, set a
+    /// passcode on such a vault, remove the passcode of a vault.
+    case unlockWithoutPasscode
+    case setPasscode
+    case removePasscode
     /// The plaintext names from the mount's root to the object.
     case backingPath([[UInt8]])
     case watch
@@ -63,8 +71,9 @@ public enum ControlRequest: Sendable, Equatable {
         switch self {
         case .unlock: return [passcode]
         case .changePasscode: return [passcode, passcode]
+        case .setPasscode, .removePasscode: return [passcode]
         case .item(let request): return request.secretLengths
-        case .status, .lock, .backingPath, .watch: return []
+        case .status, .lock, .backingPath, .watch, .unlockWithoutPasscode: return []
         }
     }
 
@@ -75,7 +84,7 @@ public enum ControlRequest: Sendable, Equatable {
     public var needsMountingUser: Bool {
         switch self {
         case .status, .watch, .item: false
-        case .lock, .unlock, .changePasscode, .backingPath: true
+        case .lock, .unlock, .changePasscode, .backingPath, .unlockWithoutPasscode, .setPasscode, .removePasscode: true
         }
     }
 
@@ -84,8 +93,8 @@ public enum ControlRequest: Sendable, Equatable {
         switch self {
         case .status: "ask for the status of"
         case .lock: "lock"
-        case .unlock: "unlock"
-        case .changePasscode: "change the passcode of"
+        case .unlock, .unlockWithoutPasscode: "unlock"
+        case .changePasscode, .setPasscode, .removePasscode: "change the passcode of"
         case .backingPath: "look up backing paths in"
         case .watch: "watch"
         case .item: "use the keychain items of"

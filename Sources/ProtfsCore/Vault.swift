@@ -32,6 +32,9 @@ public final class Vault: Sendable {
     /// Held for a whole passcode attempt (Argon2id included), so concurrent attempts cannot
     /// slip past the delays and a `passwd` cannot interleave with an unlock.
     private let passcodeRecord: Mutex<PasscodeRecord>
+    /// The keybag's `passcodeSet`, outside `passcodeRecord`: the item store reads it under its
+    /// own lock, which a passcode removal takes while holding this one.
+    private let hasPasscode: Atomic<Bool>
 
     private init(backingPath: String, backingRoot: FileDescriptor, deviceKeyFile: DeviceKeyFile, keyring: ClassKeyring,
                  filesystemKeys: FilesystemKeys, rootMetadata: DirectoryMetadata, warnings: [String],
@@ -45,6 +48,7 @@ public final class Vault: Sendable {
         self.rootMetadata = rootMetadata
         self.warnings = warnings
         passcodeRecord = Mutex(PasscodeRecord(keybag: keybag, state: state))
+        hasPasscode = Atomic(keybag.passcodeSet)
     }
 
     deinit { backingRoot.close() }
@@ -88,8 +92,9 @@ public final class Vault: Sendable {
 
     // MARK: passcodes
 
-    /// Always true for now: vaults without a passcode are a later step (SPEC section 2).
-    public var passcodeSet: Bool { true }
+    /// False for a vault made with `init --no-passcode` or whose passcode was removed: its
+    /// class keys open with the device key alone (SPEC section 7).
+    public var passcodeSet: Bool { hasPasscode.load(ordering: .acquiring) }
 
     /// The shared counter as its file holds it now (another process of the vault may have
     /// counted since).
@@ -127,6 +132,25 @@ public final class Vault: Sendable {
         }
     }
 
+    /// The class keys of a vault without a passcode (no delay: there is nothing to guess).
+    public func classKeysWithoutPasscode() throws(VaultError) -> PasscodeClassKeys {
+        let deviceKeys = keyring.deviceKeys
+        return try passcodeRecord.withLock { (record) throws(VaultError) in
+            try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
+        }
+    }
+
+    /// Every key of the vault, for a backup: the class keys the passcode (or the device)
+    /// opened, with the filesystem and `none` keys and what the keybag says in the clear.
+    public func exportKeys(classKeys: PasscodeClassKeys) throws(VaultError) -> VaultKeys {
+        let deviceKeys = keyring.deviceKeys
+        return try passcodeRecord.withLock { (record) throws(VaultError) in
+            VaultKeys(vaultID: vaultID, kdf: record.keybag.kdf, classBPublicKey: record.keybag.classBPublicKey,
+                      filesystem: try record.keybag.unwrapFilesystemKey(deviceKeys: deviceKeys),
+                      none: try record.keybag.unwrapNoneKey(deviceKeys: deviceKeys), classKeys: classKeys)
+        }
+    }
+
     public func install(_ keys: PasscodeClassKeys) {
         keyring.install(keys.complete, for: .complete)
         keyring.install(keys.completeUntilFirstUserAuthentication, for: .completeUntilFirstUserAuthentication)
@@ -134,16 +158,21 @@ public final class Vault: Sendable {
     }
 
     /// `passwd`: checks `old` (through the delays), then rewrites the keybag under `new` with
-    /// the next generation and records it. The lock state and the keyring are unchanged.
-    public func changePasscode(old: SecureBuffer, new: SecureBuffer) throws(VaultError) {
+    /// the next generation and records it. `old` nil sets a passcode on a vault without one;
+    /// `new` nil removes the passcode. The lock state and the keyring are unchanged.
+    public func changePasscode(old: SecureBuffer?, new: SecureBuffer?) throws(VaultError) {
         let deviceKeys = keyring.deviceKeys
         try passcodeRecord.withLock { (record) throws(VaultError) in
-            let keys = try Self.verify(old, record: &record, deviceKeys: deviceKeys)
+            let keys: PasscodeClassKeys
+            if let old { keys = try Self.verify(old, record: &record, deviceKeys: deviceKeys) } else {
+                keys = try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
+            }
             let changed = try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys)
             // Keybag first: a crash before the state is written leaves a newer keybag, which
             // the next open records; the other order would look like a rollback.
             try changed.write(in: backingRoot, backingPath: backingPath)
             record.keybag = changed
+            hasPasscode.store(changed.passcodeSet, ordering: .releasing)
             try record.state.record(generation: changed.generation)
         }
     }
@@ -152,6 +181,7 @@ public final class Vault: Sendable {
     /// the passcode is known to be right.
     private static func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord,
                                deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys {
+        guard record.keybag.passcodeSet else { throw .noPasscodeSet }
         try record.state.beginPasscodeAttempt()
         let keys: PasscodeClassKeys?
         do {
@@ -179,14 +209,14 @@ public final class Vault: Sendable {
     }
 
     /// `protfs init`: makes `backing` (if missing) a new vault whose root has
-    /// `protectionClass`. Refuses a directory that is already a vault (exit 7), a non-empty
-    /// one (exit 1) and a filesystem without `user.*` xattrs, all before `passcode` is
+    /// `protectionClass`, without a passcode when `passcode` gives nil. Refuses a directory
+    /// that is already a vault (exit 7), a non-empty one (exit 1) and a filesystem without `user.*` xattrs, all before `passcode` is
     /// asked for. The keybag is written last, so an interrupted init leaves no half vault.
     /// Throws a `VaultError`, or what `passcode` throws (the command line's reader has errors
     /// of its own, so that `protfsctl` can read a passcode without linking the vault).
     public static func initialize<PasscodeError: Error>(
         backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
-        passcode: () throws(PasscodeError) -> SecureBuffer, kdf: Argon2idParameters
+        passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters
     ) throws -> Initialization {
         do {
             try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700)

@@ -31,6 +31,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case wrongPasscode(failedAttempts: Int)
     case rateLimited(retryAfterSeconds: Int)
     case passcodeHashFailed
+    /// A passcode operation on a vault without one (SPEC section 7).
+    case noPasscodeSet
+    /// An operation for vaults without a passcode on one that has a passcode.
+    case passcodeRequired
     // Anything else the system refused.
     case system(operation: String, path: String, errno: Errno)
 
@@ -41,6 +45,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
         case .deviceKeyMissing, .backingMissing, .notAVault: .notFound
         case .alreadyInitialized: .alreadyExists
         case .keybagDamaged, .rootMetadataDamaged: .damage
+        case .noPasscodeSet, .passcodeRequired: .usage
         default: .failure
         }
     }
@@ -101,6 +106,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "too many wrong passcodes: retry in \(seconds) s"
         case .passcodeHashFailed:
             "Argon2id could not run (not enough memory for its parameters?)"
+        case .noPasscodeSet:
+            "this vault has no passcode: it opens with the device key alone; set one with 'protfsctl passwd MOUNTPOINT'"
+        case .passcodeRequired:
+            "this vault has a passcode; give it (or remove it first with 'protfsctl passwd --remove MOUNTPOINT')"
         case .system(let operation, let path, let errno):
             "cannot \(operation) \(path): \(errno)"
         }

@@ -44,6 +44,16 @@ public struct VaultState: Sendable, Equatable {
         return state
     }
 
+    /// The wrong-passphrase record of a backup archive (SPEC section 7), kept like a vault's
+    /// beside the device key: `DIR(device key)/backups/<archive id hex>.state`. A new archive
+    /// starts a record at zero (only `generation` 0 and the counter are used).
+    public static func load(beside deviceKey: DeviceKeyFile, archiveID: ObjectID) throws(VaultError) -> VaultState {
+        var state = VaultState(path: "\(deviceKey.directory)/backups/\(archiveID).state")
+        try state.reload()
+        if state.isMissing { try state.record(generation: 0) }
+        return state
+    }
+
     private init(path: String) { self.path = path }
 
     /// Records the generation of a keybag this process has just written (creating the file

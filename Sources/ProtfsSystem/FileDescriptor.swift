@@ -129,6 +129,23 @@ public struct FileDescriptor: Sendable, Hashable {
         return st
     }
 
+    /// The start of the first data at or after `offset` (`SEEK_DATA`); nil when only a hole
+    /// is left up to the end.
+    public func nextData(from offset: Int64) throws(Errno) -> Int64? {
+        let found = lseek(rawValue, off_t(offset), protfs_SEEK_DATA)
+        if found >= 0 { return Int64(found) }
+        if errno == ENXIO { return nil }
+        throw Errno(errno)
+    }
+
+    /// The start of the first hole at or after `offset` (`SEEK_HOLE`; the end of the file
+    /// counts as one).
+    public func nextHole(from offset: Int64) throws(Errno) -> Int64 {
+        let found = lseek(rawValue, off_t(offset), protfs_SEEK_HOLE)
+        guard found >= 0 else { throw Errno(errno) }
+        return Int64(found)
+    }
+
     public func setLock(exclusive: Bool, wait: Bool) throws(Errno) {
         let op = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
         _ = try syscallRetrying { flock(rawValue, op) }

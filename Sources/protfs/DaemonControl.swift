@@ -32,7 +32,7 @@ final class DaemonControl: ControlHandler {
         controller.lock(request)
     }
 
-    func unlock(passcode: SecureBuffer) throws(ControlFailure) {
+    func unlock(passcode: SecureBuffer?) throws(ControlFailure) {
         do {
             try controller.unlock(passcode: passcode)
         } catch {
@@ -40,11 +40,22 @@ final class DaemonControl: ControlHandler {
         }
     }
 
-    func changePasscode(old: SecureBuffer, new: SecureBuffer) throws(ControlFailure) {
+    func changePasscode(old: SecureBuffer?, new: SecureBuffer?) throws(ControlFailure) {
         do {
             try vault.changePasscode(old: old, new: new)
         } catch {
             throw ControlFailure(error.exitCode, error.description)
+        }
+        // SPEC section 6: without a passcode, those items go (as on iOS). After the keybag, so
+        // none can be added in between; a crash before this leaves them refused, and the next
+        // mount deletes them.
+        if !vault.passcodeSet { try deletePasscodeBoundItems() }
+    }
+
+    /// Deletes every owner's `whenPasscodeSetThisDeviceOnly` items (a vault without a passcode).
+    func deletePasscodeBoundItems() throws(ControlFailure) {
+        do { try items.deleteAll(requiringPasscode: true) } catch {
+            throw ControlFailure(error.exitCode, "the passcode was removed, but its items were not deleted: \(error)")
         }
     }
 

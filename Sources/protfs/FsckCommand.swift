@@ -27,7 +27,9 @@ enum FsckCommand {
         }
         for warning in vault.warnings { writeError("protfs fsck: warning: \(warning)\n") }
         let stateMissing = try checkState(of: vault, repair: arguments.isSet("--repair"))
-        if !stateMissing, let passcode = try readPasscode(file: arguments.value("--passcode-file")) {
+        if !vault.passcodeSet {
+            vault.install(try vault.classKeysWithoutPasscode())
+        } else if !stateMissing, let passcode = try readPasscode(file: arguments.value("--passcode-file")) {
             try vault.unlock(passcode: passcode)
         }
         let report = VaultChecker(vault: vault, repair: arguments.isSet("--repair")).run()

@@ -3,24 +3,33 @@ import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
 
-/// `protfs init BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE]
-/// [--kdf interactive|moderate]`: creates a vault.
+/// `protfs init BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE | --no-passcode]
+/// [--kdf interactive|moderate]`: creates a vault, without a passcode when asked (SPEC section 7).
 enum InitCommand {
     static let command = Command(
         name: "init",
-        synopsis: "BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE] [--kdf interactive|moderate]",
+        synopsis: "BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE | --no-passcode] [--kdf interactive|moderate]",
         valueOptions: ["--class", "--device-key", "--passcode-file", "--kdf"],
+        flags: ["--no-passcode"],
         run: run)
 
     private static func run(_ arguments: ParsedArguments) throws {
         let backing = try arguments.operands("BACKING")[0]
         let protectionClass = try arguments.value("--class").map(parseClass) ?? .defaultForNewVaults
         let kdf = try parseKDF(arguments.value("--kdf") ?? "moderate")
+        let noPasscode = arguments.isSet("--no-passcode")
+        if noPasscode, arguments.value("--passcode-file") != nil {
+            throw UsageError("--no-passcode and --passcode-file exclude each other")
+        }
         let reader = PasscodeReader(passcodeFile: arguments.value("--passcode-file"))
         let result = try Vault.initialize(backing: backing, protectionClass: protectionClass,
                                           deviceKeyPath: arguments.value("--device-key"),
-                                          passcode: { () throws(PasscodeInputError) in try reader.readNew() }, kdf: kdf)
+                                          passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try reader.readNew() }, kdf: kdf)
         print("Created a protfs vault in \(backing) (vault id \(result.vaultID), root class \(result.rootClass)).")
+        if noPasscode {
+            writeError("protfs init: this vault has no passcode: whoever holds the device key reads every class; "
+                       + "set one later with 'protfsctl passwd MOUNTPOINT'.\n")
+        }
         if result.deviceKeyCreated {
             writeError("protfs init: created the device key \(result.deviceKeyPath). Back it up and keep it private: "
                        + "losing it loses the vault, class none included.\n")

@@ -64,7 +64,11 @@ enum MountCommand {
         do {
             vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
             for warning in vault.warnings { report("warning: \(warning)") }
-            if let passcodeFile = options.passcodeFile {
+            if !vault.passcodeSet {
+                // The device key alone opens it: it mounts `unlocked` (SPEC section 7).
+                if options.passcodeFile != nil { report("warning: this vault has no passcode; passcode_file is not read") }
+                vault.install(try vault.classKeysWithoutPasscode())
+            } else if let passcodeFile = options.passcodeFile {
                 let passcode: SecureBuffer
                 do { passcode = try PasscodeReader(passcodeFile: passcodeFile).read() } catch { return failed(error) }
                 try vault.unlock(passcode: passcode)
@@ -80,7 +84,7 @@ enum MountCommand {
                               detachment: Detachment?) -> ExitCode {
         let log = DaemonLog(debug: options.debug)
         PlaintextMemory.reportRefusal { log.warning($0) }
-        let controller = LockController(vault: vault, initialState: options.passcodeFile == nil ? .beforeFirstUnlock : .unlocked,
+        let controller = LockController(vault: vault, initialState: options.passcodeFile == nil && vault.passcodeSet ? .beforeFirstUnlock : .unlocked,
                                         grace: options.grace, autolock: options.autolock)
         var configuration = options.configuration
         configuration.backing = backing
@@ -106,6 +110,8 @@ enum MountCommand {
                                              reportDamage: { log.damage($0) })
             adapter = FuseAdapter(fileSystem: fileSystem, log: log)
             let items = ItemStore(vault: vault, controller: controller, reportDamage: { log.damage($0) })
+            // A passcode removal interrupted before its items went: finish it.
+            if !vault.passcodeSet { try items.deleteAll(requiringPasscode: true) }
             control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,
                                                                items: items, mountpoint: mountpoint),
                                         mountpoint: mountpoint, mountingUser: getuid())

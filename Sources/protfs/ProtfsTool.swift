@@ -9,6 +9,8 @@ enum ProtfsTool {
         InitCommand.command,
         MountCommand.command,
         FsckCommand.command,
+        BackupCommand.command,
+        RestoreCommand.command,
         VersionCommand.command,
     ])
 

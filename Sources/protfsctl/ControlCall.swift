@@ -8,3 +8,12 @@ extension ControlClient {
         guard reply == .done else { throw unexpected(reply) }
     }
 }
+
+extension ControlClient {
+    /// Whether the vault has a passcode (SPEC section 7), asked before reading one.
+    func passcodeSet() throws(ControlFailure) -> Bool {
+        let reply = try send(.status)
+        guard case .status(let report) = reply else { throw unexpected(reply) }
+        return report.passcodeSet
+    }
+}

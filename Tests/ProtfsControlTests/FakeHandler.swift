@@ -41,12 +41,14 @@ final class FakeHandler: ControlHandler {
         }
     }
 
-    func unlock(passcode: SecureBuffer) throws(ControlFailure) {
+    func unlock(passcode: SecureBuffer?) throws(ControlFailure) {
+        guard let passcode else { throw ControlFailure(.usage, "this vault has a passcode") }
         try check(passcode)
         record.withLock { $0.state = .unlocked }
     }
 
-    func changePasscode(old: SecureBuffer, new: SecureBuffer) throws(ControlFailure) {
+    func changePasscode(old: SecureBuffer?, new: SecureBuffer?) throws(ControlFailure) {
+        guard let old, let new else { throw ControlFailure(.usage, "this vault has a passcode") }
         try check(old)
         let bytes = new.withUnsafeBytes { Array($0) }
         record.withLock { $0.passcode = bytes }

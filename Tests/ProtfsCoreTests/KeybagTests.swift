@@ -111,9 +111,10 @@ import ProtfsCrypto
 
     @Test func newerVersionIsRefusedClearly() {
         var bytes = F.bytes
-        bytes[8] = 2
-        #expect(throws: VaultError.keybagFromNewerVersion(version: 2)) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
-        #expect("\(VaultError.keybagFromNewerVersion(version: 2))".contains("newer protfs"))
+        // Version 2 is the keybag of a vault without a passcode (NoPasscodeKeybagTests).
+        bytes[8] = 3
+        #expect(throws: VaultError.keybagFromNewerVersion(version: 3)) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
+        #expect("\(VaultError.keybagFromNewerVersion(version: 3))".contains("newer protfs"))
     }
 
     @Test func passwdRewrapsAndOnlyTheNewPasscodeWorks() throws {

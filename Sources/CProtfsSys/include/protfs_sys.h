@@ -19,6 +19,8 @@ extern const int protfs_FALLOC_FL_ZERO_RANGE;
 extern const long protfs_UTIME_NOW;
 extern const long protfs_UTIME_OMIT;
 extern const unsigned long protfs_ST_NOEXEC;
+extern const int protfs_SEEK_DATA;
+extern const int protfs_SEEK_HOLE;
 
 int protfs_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags);
 int protfs_fallocate(int fd, int mode, off_t offset, off_t len);

@@ -126,6 +126,17 @@ public struct FileHeader: Sendable {
         try descriptor.syncData()
     }
 
+    /// The same header under another keyring of the same vault (a backup's transport keys,
+    /// or the device of a restored vault): the active slot re-hidden and re-MACed in the same
+    /// place, the other slot unused. The wrapped file key does not change.
+    public func moved(to keyring: ClassKeyring) -> FileHeader {
+        var slots = [HeaderSlot.unused(version: version), HeaderSlot.unused(version: version)]
+        slots[activeSlotIndex] = activeSlot.encoded(prefix: Self.prefix(fileID: fileID, version: version), version: version,
+                                                    keyring: keyring)
+        return FileHeader(fileID: fileID, version: version, slotBytes: slots, activeSlotIndex: activeSlotIndex,
+                          activeSlot: activeSlot)
+    }
+
     /// The 328 bytes as stored.
     public func encoded() -> [UInt8] {
         Self.prefix(fileID: fileID, version: version) + slotBytes[0] + slotBytes[1]

@@ -16,4 +16,11 @@ public enum ReservedNames {
     public static let lostAndFound = "protfs.lost+found"
     /// Keychain item records, in the backing root only.
     public static let items = "protfs.items"
+
+    /// Whether a backing name in a vault directory is a regular file of the vault (an
+    /// encoded name, or a long one without its sidecar suffix), so a file with a header.
+    static func isVaultFile(_ name: String) -> Bool {
+        guard name.hasPrefix(namespacePrefix) else { return true }
+        return name.hasPrefix(longPrefix) && !name.hasSuffix(sidecarSuffix)
+    }
 }

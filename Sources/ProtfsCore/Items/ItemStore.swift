@@ -156,6 +156,29 @@ public final class ItemStore: Sendable {
         }
     }
 
+    /// Removes every owner's items whose accessibility needs a passcode (SPEC section 6: the
+    /// passcode was removed); returns how many. Records that do not authenticate stay.
+    @discardableResult
+    public func deleteAll(requiringPasscode: Bool) throws(ItemError) -> Int {
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            guard let directory else { return 0 }
+            var removed = 0
+            for name in index.keys.sorted() where index[name]?.owner != nil {
+                guard let (_, metadata) = try? loadRecord(name, in: directory),
+                      metadata.attributes.accessibility.needsPasscode == requiringPasscode else { continue }
+                do throws(Errno) { try directory.removeFile(name) } catch {
+                    throw .system(operation: "remove an item from", errno: error)
+                }
+                index[name] = nil
+                removed += 1
+            }
+            if removed > 0 {
+                do throws(Errno) { try directory.syncDirectory() } catch { throw .system(operation: "sync", errno: error) }
+            }
+            return removed
+        }
+    }
+
     /// The owner's items (attributes only), by service then account; only `service`'s when given.
     public func list(owner: UInt32, service: String? = nil) throws(ItemError) -> [ItemAttributes] {
         try withIndex(creating: false) { (index, directory) throws(ItemError) in
@@ -201,8 +224,7 @@ public final class ItemStore: Sendable {
     /// Runs `body` under the lock state's shared hold once the table allows every access.
     private func guarded<R>(_ requirements: [(ContentAccess, ItemAccessibility)], _ identity: ItemIdentity,
                             _ body: () throws(Errno) -> R) throws(ItemError) -> R {
-        // The seam for vaults without a passcode (SPEC section 7): `passcodeSet` is always
-        // true until they exist.
+        // SPEC section 6: a vault without a passcode (section 7) has no use for these items.
         if requirements.contains(where: { $0.1.needsPasscode }) && !vault.passcodeSet { throw .passcodeNotSet }
         do {
             return try controller.perform(requirements.map { ($0.0, $0.1.protectionClass) }, body)

@@ -23,6 +23,9 @@ enum KDFContexts {
     static let classHint = KDFContext("pfclshnt")
     static let itemName = KDFContext("pfitmnam")
     static let itemMetadata = KDFContext("pfitmmet")
+    // Subkeys of a backup passphrase's Argon2id output (docs/BACKUP.md).
+    static let backupStream = KDFContext("pfbkstrm")
+    static let backupKeybag = KDFContext("pfbkkbag")
 }
 
 /// The keys derived from the device key. Available in every lock state.

@@ -5,15 +5,26 @@ import ProtfsSystem
 /// `BACKING/protfs.keybag`, the 534-byte layout of docs/FORMAT.md: the filesystem key and
 /// the four class keys, each wrapped under the device (filesystem key, `none`) or under
 /// passcode + device (the others), the class-B public key in the clear, and a MAC over the
-/// whole under a device-derived key. A value of this type has passed every check of
-/// `decode` (or was just assembled), so its fields can be trusted.
+/// whole under a device-derived key. A vault without a passcode (SPEC section 7) has a
+/// version-2 keybag, the same layout with a flag, whose passcode entries are wrapped under
+/// the device alone; a vault with a passcode keeps version 1, which older builds read. A value
+/// of this type has passed every check of `decode` (or was just assembled), so its fields can
+/// be trusted.
 public struct Keybag: Sendable, Equatable {
     public static let byteCount = 534
-    public static let currentVersion: UInt16 = 1
+    /// A vault with a passcode.
+    static let passcodeVersion: UInt16 = 1
+    /// A vault without a passcode: the flags field says so.
+    static let noPasscodeVersion: UInt16 = 2
+    public static let currentVersion = noPasscodeVersion
+    /// Bit 0 of the flags (bytes 10..<12, reserved in version 1): no passcode.
+    static let noPasscodeFlag: UInt16 = 1
     public static let fileName = "protfs.keybag"
     static let magic = Array("PROTFSKB".utf8)
 
     public let version: UInt16
+    /// False for a vault whose class keys open with the device key alone.
+    public var passcodeSet: Bool { version == Self.passcodeVersion }
     public let vaultID: ObjectID
     /// 1 at creation, + 1 at every passcode change; mirrored in `VaultState`.
     public let generation: UInt64
@@ -39,8 +50,11 @@ public struct Keybag: Sendable, Equatable {
             }
         }
 
-        /// 1: under the device-derived wrap key only; 2: under the passcode key.
-        var wrapKind: UInt8 { self == .filesystem || self == .none ? 1 : 2 }
+        /// 1: under the device-derived wrap key only; 2: under the passcode key. Without a
+        /// passcode every entry is of kind 1.
+        func wrapKind(passcodeSet: Bool) -> UInt8 { passcodeSet && needsPasscode ? 2 : 1 }
+
+        var needsPasscode: Bool { self != .filesystem && self != .none }
     }
 
     struct Entry: Sendable, Equatable {
@@ -57,39 +71,48 @@ public struct Keybag: Sendable, Equatable {
     // MARK: creating
 
     /// A new vault's keybag: random vault id, filesystem key, class keys, class-B key pair
-    /// and salt; generation 1.
-    public static func create(passcode: SecureBuffer, kdf: Argon2idParameters, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
-        let vaultID = ObjectID.random()
-        let salt = SecureRandom.bytes(Argon2id.saltByteCount)
+    /// and salt; generation 1. Without a passcode, the salt is zeros (nothing uses it) and
+    /// the Argon2id parameters wait for the passcode a later `passwd` sets.
+    public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
         let classKeys = PasscodeClassKeys(complete: .random(), completeUntilFirstUserAuthentication: .random(),
                                           completeUnlessOpenPrivate: X25519.generatePrivateKey())
-        let passcodeKey = try derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID,
-                                                deviceKeys: deviceKeys)
-        return assemble(vaultID: vaultID, generation: 1, kdf: kdf, salt: salt,
-                        classBPublicKey: X25519.publicKey(for: classKeys.completeUnlessOpenPrivate),
-                        deviceEntryKeys: (filesystem: .random(), none: .random()),
-                        classKeys: classKeys, passcodeKey: passcodeKey, deviceKeys: deviceKeys)
+        return try assemble(vaultID: .random(), generation: 1, kdf: kdf, passcode: passcode,
+                            classBPublicKey: X25519.publicKey(for: classKeys.completeUnlessOpenPrivate),
+                            deviceEntryKeys: (filesystem: .random(), none: .random()),
+                            classKeys: classKeys, deviceKeys: deviceKeys)
     }
 
-    /// `passwd`: the same keys re-wrapped under `newPasscode` with a fresh salt, generation
-    /// + 1. The device entries are sealed again too (the generation is in their associated
-    /// data). O(1): no file is touched.
-    public func changingPasscode(to newPasscode: SecureBuffer, classKeys: PasscodeClassKeys,
+    /// `passwd`: the same keys re-wrapped under `newPasscode` with a fresh salt (or under the
+    /// device alone when it is nil: the passcode removed), generation + 1. The device entries
+    /// are sealed again too (the generation is in their associated data). O(1): no file is
+    /// touched.
+    public func changingPasscode(to newPasscode: SecureBuffer?, classKeys: PasscodeClassKeys,
                                  deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
-        let salt = SecureRandom.bytes(Argon2id.saltByteCount)
-        let passcodeKey = try Self.derivePasscodeKey(passcode: newPasscode, salt: salt, kdf: kdf, vaultID: vaultID,
-                                                     deviceKeys: deviceKeys)
-        return Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, salt: salt,
-                             classBPublicKey: classBPublicKey,
-                             deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
-                                               none: try unwrapNoneKey(deviceKeys: deviceKeys)),
-                             classKeys: classKeys, passcodeKey: passcodeKey, deviceKeys: deviceKeys)
+        try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, passcode: newPasscode,
+                          classBPublicKey: classBPublicKey,
+                          deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
+                                            none: try unwrapNoneKey(deviceKeys: deviceKeys)),
+                          classKeys: classKeys, deviceKeys: deviceKeys)
     }
 
-    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, salt: [UInt8],
+    /// A restored vault's keybag (docs/BACKUP.md): the keys of the backup under this
+    /// device and `passcode` (none: a vault without a passcode), at `generation`.
+    public static func restoring(_ keys: VaultKeys, generation: UInt64, passcode: SecureBuffer?,
+                                 deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+        try assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, passcode: passcode,
+                     classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
+                     classKeys: keys.classKeys, deviceKeys: deviceKeys)
+    }
+
+    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
-                                 classKeys: PasscodeClassKeys, passcodeKey: LockedKey,
-                                 deviceKeys: DeviceKeys) -> Keybag {
+                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+        let salt = passcode == nil ? [UInt8](repeating: 0, count: Argon2id.saltByteCount)
+                                   : SecureRandom.bytes(Argon2id.saltByteCount)
+        let passcodeKey = try passcode.map { (secret) throws(VaultError) in
+            try derivePasscodeKey(passcode: secret, salt: salt, kdf: kdf, vaultID: vaultID, deviceKeys: deviceKeys)
+        } ?? deviceKeys.wrap
+        let version = passcode == nil ? noPasscodeVersion : passcodeVersion
         let entries = Slot.allCases.map { slot -> Entry in
             let (secret, wrappingKey): (LockedKey, LockedKey) = switch slot {
             case .filesystem: (deviceEntryKeys.filesystem, deviceKeys.wrap)
@@ -98,11 +121,11 @@ public struct Keybag: Sendable, Equatable {
             case .complete: (classKeys.complete, passcodeKey)
             case .completeUnlessOpenPrivate: (classKeys.completeUnlessOpenPrivate, passcodeKey)
             }
-            let ad = associatedData(version: currentVersion, vaultID: vaultID, slot: slot, generation: generation)
-            return Entry(classID: slot.classID, wrapKind: slot.wrapKind,
+            let ad = associatedData(version: version, vaultID: vaultID, slot: slot, generation: generation)
+            return Entry(classID: slot.classID, wrapKind: slot.wrapKind(passcodeSet: passcode != nil),
                          sealed: XChaCha20Poly1305.wrap(secret, authenticating: ad, with: wrappingKey))
         }
-        let unsigned = Keybag(version: currentVersion, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
+        let unsigned = Keybag(version: version, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
                               deviceKeyCheck: deviceKeyCheck(vaultID: vaultID, deviceKeys: deviceKeys),
                               classBPublicKey: classBPublicKey, entries: entries, mac: [])
         return unsigned.signed(deviceKeys: deviceKeys)
@@ -125,7 +148,7 @@ public struct Keybag: Sendable, Equatable {
         var out = Self.magic
         out.reserveCapacity(Self.byteCount)
         out.appendLittleEndian(version)
-        out.appendLittleEndian(UInt16(0))
+        out.appendLittleEndian(passcodeSet ? UInt16(0) : Self.noPasscodeFlag)
         out += vaultID.bytes
         out.appendLittleEndian(generation)
         out.appendLittleEndian(kdf.opsLimit)
@@ -155,18 +178,22 @@ public struct Keybag: Sendable, Equatable {
         guard ConstantTime.equal(Array(bytes[macOffset...]), expectedMAC) else {
             throw .keybagDamaged(reason: "its MAC does not verify (tampered or corrupted)")
         }
-        let reserved: UInt16 = bytes.littleEndian(at: 10)
+        let flags: UInt16 = bytes.littleEndian(at: 10)
+        let passcodeSet = version == passcodeVersion
         var entries: [Entry] = []
         for slot in Slot.allCases {
             let start = entriesOffset + slot.rawValue * entryByteCount
             let entry = Entry(classID: bytes[start], wrapKind: bytes[start + 1],
                               sealed: Array(bytes[(start + 2)..<(start + entryByteCount)]))
-            guard entry.classID == slot.classID, entry.wrapKind == slot.wrapKind else {
+            guard entry.classID == slot.classID, entry.wrapKind == slot.wrapKind(passcodeSet: passcodeSet) else {
                 throw .keybagDamaged(reason: "entry \(slot.rawValue + 1) is not the one the format puts there")
             }
             entries.append(entry)
         }
-        guard reserved == 0 else { throw .keybagDamaged(reason: "reserved bytes are not zero") }
+        // Version 1 has reserved bytes there; version 2 exactly the no-passcode flag.
+        guard flags == (passcodeSet ? 0 : noPasscodeFlag) else {
+            throw .keybagDamaged(reason: passcodeSet ? "reserved bytes are not zero" : "its flags are not the ones of its version")
+        }
         return Keybag(version: version, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
                       kdf: Argon2idParameters(opsLimit: bytes.littleEndian(at: 36), memLimit: bytes.littleEndian(at: 44)),
                       salt: Array(bytes[52..<68]), deviceKeyCheck: check, classBPublicKey: Array(bytes[100..<132]),
@@ -199,15 +226,33 @@ public struct Keybag: Sendable, Equatable {
 
     /// Runs Argon2id and unwraps the passcode entries; nil for a wrong passcode. Checks that
     /// the `completeUnlessOpen` private key gives the stored public key.
+    /// Without a passcode in this keybag, that is damage to the caller, who checks
+    /// `passcodeSet` first.
     public func unlock(passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys? {
+        guard passcodeSet else { throw .noPasscodeSet }
         let passcodeKey = try Self.derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID,
                                                      deviceKeys: deviceKeys)
         // The first passcode entry tells a wrong passcode (the MAC already vouched for the
         // bytes); once it opens, a failure of the others is damage.
         guard let cuFUA = try? unwrap(.completeUntilFirstUserAuthentication, with: passcodeKey) else { return nil }
-        let keys = PasscodeClassKeys(complete: try unwrapDamageOnFailure(.complete, with: passcodeKey),
+        return try classKeys(completeUntilFirstUserAuthentication: cuFUA, openingWith: passcodeKey)
+    }
+
+    /// The keys a passcode would unlock, from a keybag without one: the device opens them.
+    public func unlockWithoutPasscode(deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys {
+        guard !passcodeSet else { throw .passcodeRequired }
+        return try classKeys(completeUntilFirstUserAuthentication: unwrapDamageOnFailure(.completeUntilFirstUserAuthentication,
+                                                                                         with: deviceKeys.wrap),
+                             openingWith: deviceKeys.wrap)
+    }
+
+    /// The other two entries under `key`, and the check that the private `completeUnlessOpen`
+    /// key gives the stored public key.
+    private func classKeys(completeUntilFirstUserAuthentication cuFUA: LockedKey,
+                           openingWith key: LockedKey) throws(VaultError) -> PasscodeClassKeys {
+        let keys = PasscodeClassKeys(complete: try unwrapDamageOnFailure(.complete, with: key),
                                      completeUntilFirstUserAuthentication: cuFUA,
-                                     completeUnlessOpenPrivate: try unwrapDamageOnFailure(.completeUnlessOpenPrivate, with: passcodeKey))
+                                     completeUnlessOpenPrivate: try unwrapDamageOnFailure(.completeUnlessOpenPrivate, with: key))
         guard ConstantTime.equal(X25519.publicKey(for: keys.completeUnlessOpenPrivate), classBPublicKey) else {
             throw .keybagDamaged(reason: "the completeUnlessOpen private key does not match its public key")
         }
@@ -232,7 +277,7 @@ public struct Keybag: Sendable, Equatable {
         var ad = magic
         ad.appendLittleEndian(version)
         ad += vaultID.bytes
-        ad += [slot.classID, slot.wrapKind]
+        ad += [slot.classID, slot.wrapKind(passcodeSet: version == passcodeVersion)]
         ad.appendLittleEndian(generation)
         return ad
     }
@@ -297,4 +342,14 @@ public struct PasscodeClassKeys: Sendable {
     public let complete: LockedKey
     public let completeUntilFirstUserAuthentication: LockedKey
     public let completeUnlessOpenPrivate: LockedKey
+}
+
+/// Every key of a vault and what its keybag holds in the clear: what a backup carries.
+public struct VaultKeys: Sendable {
+    public let vaultID: ObjectID
+    public let kdf: Argon2idParameters
+    public let classBPublicKey: [UInt8]
+    public let filesystem: LockedKey
+    public let none: LockedKey
+    public let classKeys: PasscodeClassKeys
 }

@@ -135,9 +135,13 @@ public final class LockController: Sendable {
 
     // MARK: transitions
 
-    /// `unlock`: from any state to `unlocked` (cancelling a lock in progress).
-    public func unlock(passcode: SecureBuffer) throws(VaultError) {
-        unlock(installing: try vault.verifyPasscode(passcode))  // Argon2id, outside every lock
+    /// `unlock`: from any state to `unlocked` (cancelling a lock in progress). `passcode` is
+    /// nil for a vault without one, whose keys the device opens.
+    public func unlock(passcode: SecureBuffer?) throws(VaultError) {
+        // Argon2id, outside every lock
+        if let passcode { unlock(installing: try vault.verifyPasscode(passcode)) } else {
+            unlock(installing: try vault.classKeysWithoutPasscode())
+        }
     }
 
     /// The transition itself, with keys the passcode has opened.

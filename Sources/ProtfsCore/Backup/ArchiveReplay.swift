@@ -1,0 +1,94 @@
+import ProtfsCrypto
+import ProtfsSystem
+
+/// Reads an archive's records in order and checks each (paths, extents, headers under the
+/// transport key), handing them to `target` when restoring; with no target it is
+/// `backup --verify`. The stream is authenticated chunk by chunk, so a record is only acted
+/// on once its bytes have been; a failure later leaves the caller to remove what was made.
+final class ArchiveReplay {
+    private let reader: BackupStreamReader
+    private let transport: ClassKeyring
+    private let target: RestoreTarget?
+    private(set) var entryCount: UInt64 = 0
+
+    init(reader: BackupStreamReader, transport: ClassKeyring, target: RestoreTarget?) {
+        self.reader = reader
+        self.transport = transport
+        self.target = target
+    }
+
+    func run() throws(BackupError) {
+        while true {
+            guard let kind = BackupEntryKind(rawValue: try reader.read(1)[0]) else { throw .damaged("an entry of unknown kind") }
+            let path = try reader.readPath()
+            guard kind == .end || (path.isEmpty == (entryCount == 0)) else { throw .damaged("the root is not the first entry") }
+            switch kind {
+            case .directory:
+                // Read before the call: optional chaining would skip its arguments without a target.
+                let attributes = try reader.readAttributes()
+                let extendedAttributes = try reader.readExtendedAttributes()
+                try target?.makeDirectory(path, attributes, extendedAttributes)
+            case .file:
+                try replayFile(path)
+            case .symlink:
+                let attributes = try reader.readAttributes()
+                guard let link = String(validating: try reader.readBytes(lengthBytes: 2), as: UTF8.self) else {
+                    throw .damaged("a symlink target is not UTF-8")
+                }
+                try target?.makeSymlink(path, target: link, attributes)
+            case .node:
+                let attributes = try reader.readAttributes()
+                let device = try reader.readInteger(UInt64.self)
+                try target?.makeNode(path, attributes, device: device)
+            case .hardLink:
+                let first = try reader.readPath()
+                try target?.makeHardLink(path, to: first)
+            case .end:
+                guard path.isEmpty, try reader.readInteger(UInt64.self) == entryCount else {
+                    throw .damaged("its end record does not match its entries")
+                }
+                try reader.finish()
+                return
+            }
+            entryCount += 1
+        }
+    }
+
+    private func replayFile(_ path: String) throws(BackupError) {
+        let attributes = try reader.readAttributes()
+        let extendedAttributes = try reader.readExtendedAttributes()
+        let size = try reader.readInteger(UInt64.self)
+        let file = try target?.beginFile(path, extendedAttributes)
+        var end: UInt64 = 0
+        let hasHeader = Self.hasHeader(path)
+        while true {
+            let offset = try reader.readInteger(UInt64.self)
+            let length = try reader.readInteger(UInt64.self)
+            if length == 0 { break }
+            guard length <= UInt64(VaultBackup.pieceByteCount), offset >= end, offset + length <= size else {
+                throw .damaged("a file's data is out of order")
+            }
+            var bytes = try reader.read(Int(length))
+            if hasHeader && end == 0 {
+                guard offset == 0, length == UInt64(FileHeader.byteCount),
+                      let header = try? FileHeader.decode(bytes, keyring: transport) else {
+                    throw .damaged("a file header does not authenticate")
+                }
+                if let target { bytes = header.moved(to: target.keyring).encoded() }
+            }
+            try target?.write(bytes, at: offset, to: file)
+            end = offset + length
+        }
+        guard !hasHeader || end > 0 else { throw .damaged("a file has no header") }
+        try target?.endFile(path, file, size: size, attributes)
+    }
+
+    /// Files in vault directories have headers; the records of `protfs.items` and
+    /// `protfs.links` do not.
+    static func hasHeader(_ path: String) -> Bool {
+        let components = path.split(separator: "/")
+        guard let name = components.last else { return false }
+        if components.count > 1 && (components[0] == ReservedNames.items || components[0] == ReservedNames.links) { return false }
+        return ReservedNames.isVaultFile(String(name))
+    }
+}

@@ -1,0 +1,72 @@
+import ProtfsCrypto
+
+/// The fixed start of a backup archive (docs/BACKUP.md): what a passphrase needs to derive
+/// the archive's keys, in the clear, and a check that tells a wrong passphrase from damage.
+/// Every chunk after it authenticates these bytes too.
+public struct BackupArchiveHeader: Sendable {
+    public static let byteCount = 92
+    static let magic = Array("PROTFSBA".utf8)
+    static let version: UInt16 = 1
+    static let checkContext = Array("protfs backup passphrase check v1".utf8)
+
+    public let kdf: Argon2idParameters
+    let salt: [UInt8]
+    /// Random per archive: binds the chunks and the backup keybag to this archive.
+    let archiveID: [UInt8]
+
+    init(kdf: Argon2idParameters) {
+        self.kdf = kdf
+        salt = SecureRandom.bytes(Argon2id.saltByteCount)
+        archiveID = SecureRandom.bytes(16)
+    }
+
+    /// Bytes 0..<60, which the check and every chunk authenticate.
+    var prefix: [UInt8] {
+        var out = Self.magic
+        out.appendLittleEndian(Self.version)
+        out.appendLittleEndian(UInt16(0))
+        out.appendLittleEndian(kdf.opsLimit)
+        out.appendLittleEndian(kdf.memLimit)
+        return out + salt + archiveID
+    }
+
+    func encoded(keys: BackupKeys) -> [UInt8] { prefix + keys.check(prefix) }
+
+    /// Parses the header; the check is verified by `keys(passphrase:)`.
+    static func decode(_ bytes: [UInt8]) throws(BackupError) -> (BackupArchiveHeader, check: [UInt8]) {
+        guard bytes.count == byteCount, Array(bytes[0..<8]) == magic else { throw .notAnArchive }
+        let version: UInt16 = bytes.littleEndian(at: 8)
+        guard version <= Self.version else { throw .newerVersion(version) }
+        guard version == Self.version, bytes[10] == 0, bytes[11] == 0 else { throw .damaged("its header is malformed") }
+        let kdf = Argon2idParameters(opsLimit: bytes.littleEndian(at: 12), memLimit: bytes.littleEndian(at: 20))
+        guard kdf.meetsMinimum else { throw .damaged("it asks for Argon2id parameters below the minimum") }
+        return (BackupArchiveHeader(kdf: kdf, salt: Array(bytes[28..<44]), archiveID: Array(bytes[44..<60])),
+                Array(bytes[60..<92]))
+    }
+
+    private init(kdf: Argon2idParameters, salt: [UInt8], archiveID: [UInt8]) {
+        self.kdf = kdf
+        self.salt = salt
+        self.archiveID = archiveID
+    }
+
+    /// Argon2id of the passphrase, then one subkey per purpose.
+    func keys(passphrase: SecureBuffer) throws(BackupError) -> BackupKeys {
+        let stretched: LockedKey
+        do { stretched = try Argon2id.deriveKey(passcode: passphrase, salt: salt, parameters: kdf) } catch {
+            throw .passphraseHashFailed
+        }
+        return BackupKeys(stream: stretched.deriveSubkey(context: KDFContexts.backupStream),
+                          keybag: stretched.deriveSubkey(context: KDFContexts.backupKeybag))
+    }
+}
+
+/// The keys a backup passphrase gives: the chunk key and the backup keybag's wrapping key.
+struct BackupKeys {
+    let stream: LockedKey
+    let keybag: LockedKey
+
+    func check(_ prefix: [UInt8]) -> [UInt8] {
+        BLAKE2b.mac(key: stream, outputByteCount: 32, BackupArchiveHeader.checkContext, prefix)
+    }
+}

@@ -1,0 +1,44 @@
+import ProtfsDomain
+import ProtfsSystem
+
+/// What can go wrong with a backup or a restore; each says what to do and maps to its exit code.
+public enum BackupError: CommandError, Equatable {
+    case notAnArchive
+    case newerVersion(UInt16)
+    case wrongPassphrase
+    case damaged(String)
+    case passphraseHashFailed
+    case archiveExists(path: String)
+    case destinationNotEmpty(path: String)
+    case unsupportedObject(path: String)
+    case objectDamaged(path: String)
+    /// The wrong-passphrase delays refused the attempt (or their record could not be kept).
+    case attemptRefused(VaultError)
+    case system(operation: String, path: String, errno: Errno)
+
+    public var exitCode: ExitCode {
+        switch self {
+        case .wrongPassphrase: .wrongPasscode
+        case .damaged, .notAnArchive, .objectDamaged: .damage
+        case .archiveExists: .alreadyExists
+        case .attemptRefused(let error): error.exitCode
+        default: .failure
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notAnArchive: "not a protfs backup archive"
+        case .newerVersion(let version): "the archive has format version \(version), made by a newer protfs; upgrade protfs"
+        case .wrongPassphrase: "wrong backup passphrase (or a damaged archive header); nothing was restored"
+        case .damaged(let reason): "the archive is damaged or was changed: \(reason); nothing was restored"
+        case .passphraseHashFailed: "Argon2id could not run (not enough memory for its parameters?)"
+        case .archiveExists(let path): "\(path) exists; choose another archive name"
+        case .destinationNotEmpty(let path): "\(path) is not empty; restore into an empty or missing directory"
+        case .unsupportedObject(let path): "\(path) in the backing directory is neither a file, directory, symlink nor node"
+        case .objectDamaged(let path): "\(path) in the backing directory fails authentication; run 'protfs fsck' first"
+        case .attemptRefused(let error): "\(error)".replacingOccurrences(of: "passcode", with: "backup passphrase")
+        case .system(let operation, let path, let errno): "cannot \(operation) \(path): \(errno)"
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// Where a restore puts the objects of an archive: a new, empty backing directory. Directory
+/// modes, owners and times are set at the end, deepest first (creating entries would change
+/// them); files are synced as they are closed, directories at the end.
+final class RestoreTarget {
+    let root: FileDescriptor
+    /// The new vault's keyring: file headers are re-MACed for this device.
+    let keyring: ClassKeyring
+    private let backingPath: String
+    private var directories: [(String, BackupAttributes)] = []
+    private var parent: (path: String, fd: FileDescriptor)?
+    private let asRoot = geteuid() == 0
+
+    init(root: FileDescriptor, backingPath: String, keyring: ClassKeyring) {
+        self.root = root
+        self.backingPath = backingPath
+        self.keyring = keyring
+    }
+
+    deinit { parent?.fd.close() }
+
+    func makeDirectory(_ path: String, _ attributes: BackupAttributes, _ xattrs: [(String, [UInt8])]) throws(BackupError) {
+        if !path.isEmpty {
+            let (directory, name) = try parentAndName(path)
+            do { try directory.makeDirectory(name, mode: 0o700) } catch { throw system("create", path, error) }
+        }
+        let fd = try openDirectory(path)
+        defer { fd.close() }
+        try set(xattrs, on: fd, path)
+        directories.append((path, attributes))
+    }
+
+    func beginFile(_ path: String, _ xattrs: [(String, [UInt8])]) throws(BackupError) -> FileDescriptor {
+        let (directory, name) = try parentAndName(path)
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(name, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600) } catch {
+            throw system("create", path, error)
+        }
+        do { try set(xattrs, on: fd, path) } catch { fd.close(); throw error }
+        return fd
+    }
+
+    func write(_ bytes: [UInt8], at offset: UInt64, to file: FileDescriptor?) throws(BackupError) {
+        guard let file else { return }
+        do throws(Errno) {
+            try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try file.write(b, at: Int64(offset)) } }.get()
+        } catch {
+            throw system("write", "a file", error)
+        }
+    }
+
+    /// The size (holes stay holes), owner, mode and times; then a sync.
+    func endFile(_ path: String, _ file: FileDescriptor?, size: UInt64, _ attributes: BackupAttributes) throws(BackupError) {
+        guard let file else { return }
+        defer { file.close() }
+        do throws(Errno) {
+            try file.truncate(to: Int64(size))
+            try apply(attributes, to: file)
+            try file.syncData()
+        } catch {
+            throw system("restore", path, error)
+        }
+    }
+
+    func makeSymlink(_ path: String, target: String, _ attributes: BackupAttributes) throws(BackupError) {
+        let (directory, name) = try parentAndName(path)
+        do throws(Errno) {
+            try directory.makeSymlink(name, target: target)
+            try finishLeaf(directory, name, attributes, setMode: false)
+        } catch {
+            throw system("restore", path, error)
+        }
+    }
+
+    func makeNode(_ path: String, _ attributes: BackupAttributes, device: UInt64) throws(BackupError) {
+        let type = attributes.mode & UInt32(S_IFMT)
+        guard [S_IFIFO, S_IFCHR, S_IFBLK, S_IFSOCK].contains(mode_t(type)) else { throw .damaged("a node of no node type") }
+        let (directory, name) = try parentAndName(path)
+        do throws(Errno) {
+            try directory.makeNode(name, mode: mode_t(type | 0o600), device: dev_t(device))
+            try finishLeaf(directory, name, attributes, setMode: true)
+        } catch {
+            throw system("restore", path, error)
+        }
+    }
+
+    func makeHardLink(_ path: String, to first: String) throws(BackupError) {
+        // The first name's directory opened like any other (never through a symlink), so a
+        // crafted archive cannot link something outside the backing directory in.
+        let source = try openDirectory(first.split(separator: "/").dropLast().joined(separator: "/"))
+        defer { source.close() }
+        let sourceName = String(first.split(separator: "/").last!)
+        let (directory, name) = try parentAndName(path)
+        _ = try? syscallRetrying { linkat(source.rawValue, sourceName, directory.rawValue, name, 0) }
+        // linkat's failure is told by what is there (the first name must be a regular file).
+        guard let st = try? directory.status(of: name), st.st_mode & S_IFMT == S_IFREG, st.st_nlink > 1 else {
+            throw .damaged("a hard link to \(first), which is not a file restored before it")
+        }
+    }
+
+    /// Modes, owners and times of every directory, deepest first, and a sync of each;
+    /// `beforeRoot` runs just before the root's (it writes the keybag there).
+    func finish(beforeRoot: () throws -> Void) throws {
+        parent?.fd.close()
+        parent = nil
+        for (path, recorded) in directories.reversed() {
+            var attributes = recorded
+            if path.isEmpty {
+                try beforeRoot()
+                // As `init` makes it, whatever the archive says (SPEC section 4).
+                attributes.mode &= ~0o077
+            }
+            let fd = try openDirectory(path)
+            defer { fd.close() }
+            do throws(Errno) {
+                try apply(attributes, to: fd)
+                try fd.syncDirectory()
+            } catch {
+                throw system("restore", path, error)
+            }
+        }
+    }
+
+    // MARK: helpers
+
+    /// Owner (when root: nobody else may give a file away), then mode (a chown clears the
+    /// set-id bits), then times.
+    private func apply(_ attributes: BackupAttributes, to fd: FileDescriptor) throws(Errno) {
+        if asRoot { try fd.changeOwner(uid: attributes.uid, gid: attributes.gid) }
+        try fd.changeMode(mode_t(attributes.mode & 0o7777))
+        var times = [attributes.accessTime, attributes.modificationTime]
+        _ = try syscallRetrying { futimens(fd.rawValue, &times) }
+    }
+
+    private func finishLeaf(_ directory: FileDescriptor, _ name: String, _ attributes: BackupAttributes,
+                            setMode: Bool) throws(Errno) {
+        if asRoot { try directory.changeOwner(name, uid: attributes.uid, gid: attributes.gid) }
+        if setMode { _ = try syscallRetrying { fchmodat(directory.rawValue, name, mode_t(attributes.mode & 0o7777), 0) } }
+        var times = [attributes.accessTime, attributes.modificationTime]
+        _ = try syscallRetrying { utimensat(directory.rawValue, name, &times, AT_SYMLINK_NOFOLLOW) }
+    }
+
+    private func set(_ xattrs: [(String, [UInt8])], on fd: FileDescriptor, _ path: String) throws(BackupError) {
+        for (name, value) in xattrs {
+            do { try fd.setExtendedAttribute(name, value) } catch { throw system("set an extended attribute of", path, error) }
+        }
+    }
+
+    /// The directory holding `path` (opened component by component, never following a
+    /// symlink; the last one kept, as the archive lists a directory's entries together).
+    private func parentAndName(_ path: String) throws(BackupError) -> (FileDescriptor, String) {
+        let components = path.split(separator: "/").map(String.init)
+        let parentPath = components.dropLast().joined(separator: "/")
+        if let parent, parent.path == parentPath { return (parent.fd, components.last!) }
+        let fd = try openDirectory(parentPath)
+        parent?.fd.close()
+        parent = (parentPath, fd)
+        return (fd, components.last!)
+    }
+
+    private func openDirectory(_ path: String) throws(BackupError) -> FileDescriptor {
+        var current: FileDescriptor
+        do { current = try root.duplicate() } catch { throw system("open", path, error) }
+        for component in path.split(separator: "/") {
+            let next: FileDescriptor
+            do { next = try FileDescriptor.open(String(component), in: current, [.readOnly, .directory]) } catch {
+                current.close()
+                throw system("open", path, error)
+            }
+            current.close()
+            current = next
+        }
+        return current
+    }
+
+    private func system(_ operation: String, _ path: String, _ error: Errno) -> BackupError {
+        .system(operation: operation, path: backingPath + "/" + path, errno: error)
+    }
+}

@@ -1,0 +1,253 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsDomain
+import ProtfsSystem
+
+/// `protfs backup` of an unmounted vault (docs/BACKUP.md): walks the backing directory
+/// depth-first and streams every object into the archive as it is, except what is bound to
+/// the device: the keybag (replaced by the backup keybag), file headers (re-MACed under a
+/// transport key the backup keybag carries) and `...ThisDeviceOnly` item records (left out).
+public final class VaultBackup {
+    /// How much of a file is read at once: the walk holds no more, whatever the vault's size.
+    static let pieceByteCount = 1 << 20
+
+    private let vault: Vault
+    private let writer: BackupStreamWriter
+    private let transport: ClassKeyring
+    private var hardLinks: [HardLinkKey: String] = [:]
+    private var entryCount: UInt64 = 0
+    /// File bytes read so far (data extents, headers included).
+    private var byteCount: UInt64 = 0
+    /// Called after every object with the objects and bytes so far (progress on a terminal).
+    private let progress: (_ objects: UInt64, _ bytes: UInt64) -> Void
+    /// Items left out because they are `...ThisDeviceOnly`.
+    public private(set) var itemsLeftOut = 0
+
+    struct HardLinkKey: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    private enum Area { case vault, items, other }
+
+    /// Writes the archive at `path` (refused when it exists): a temporary file beside it,
+    /// synced and renamed into place once complete, removed on failure.
+    public static func write(vault: Vault, classKeys: PasscodeClassKeys, to path: String, passphrase: SecureBuffer,
+                             progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in })
+        throws(BackupError) -> VaultBackup {
+        var existing = Glibc.stat()
+        guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
+        let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive], mode: 0o600) } catch {
+            throw .system(operation: "create", path: temporary, errno: error)
+        }
+        defer { file.close() }
+        do throws(BackupError) {
+            let keys: VaultKeys
+            do { keys = try vault.exportKeys(classKeys: classKeys) } catch { throw .damaged("\(error)") }
+            let header = BackupArchiveHeader(kdf: keys.kdf)
+            let archiveKeys = try header.keys(passphrase: passphrase)
+            let writer = try BackupStreamWriter(file: file, path: temporary, header: header, keys: archiveKeys)
+            let transportKey = LockedKey.random()
+            try writer.append(BackupKeybag.encode(keys, transport: transportKey, archiveID: header.archiveID, with: archiveKeys.keybag))
+            let backup = VaultBackup(vault: vault, writer: writer, progress: progress,
+                                     transport: ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transportKey),
+                                                             classBPublicKey: keys.classBPublicKey))
+            try backup.walk()
+            guard rename(temporary, path) == 0 else {
+                throw .system(operation: "rename the archive to", path: path, errno: Errno(errno))
+            }
+            return backup
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    private init(vault: Vault, writer: BackupStreamWriter, progress: @escaping (UInt64, UInt64) -> Void,
+                 transport: ClassKeyring) {
+        self.vault = vault
+        self.writer = writer
+        self.progress = progress
+        self.transport = transport
+    }
+
+    private func walk() throws(BackupError) {
+        let root = vault.backingRoot
+        try writer.appendEntry(.directory, path: "")
+        try writer.append(BackupAttributes(try stat(root, "", of: "")).encoded())
+        try writer.appendExtendedAttributes(try extendedAttributes(of: root, path: ""))
+        entryCount += 1
+        try walk(root, path: "", area: .vault)
+        try writer.appendEntry(.end, path: "")
+        var count: [UInt8] = []
+        count.appendLittleEndian(entryCount)
+        try writer.append(count)
+        try writer.finish()
+    }
+
+    private func walk(_ directory: FileDescriptor, path: String, area: Area) throws(BackupError) {
+        let names: [String]
+        do { names = try directory.entryNames().sorted() } catch { throw .system(operation: "list", path: display(path), errno: error) }
+        for name in names where name != "." && name != ".." && !name.hasPrefix(ReservedNames.temporaryPrefix) {
+            let child = path.isEmpty ? name : path + "/" + name
+            if path.isEmpty && (name == Keybag.fileName || name == ReservedNames.lostAndFound) { continue }
+            let st = try stat(directory, path, of: name)
+            switch st.st_mode & S_IFMT {
+            case S_IFDIR:
+                let fd = try open(name, in: directory, path: child, [.readOnly, .directory, .nonBlocking])
+                defer { fd.close() }
+                try writer.appendEntry(.directory, path: child)
+                try writer.append(BackupAttributes(st).encoded())
+                try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: child))
+                entryCount += 1
+                let inner: Area = path.isEmpty && name == ReservedNames.items ? .items
+                    : path.isEmpty && name == ReservedNames.links ? .other : area
+                try walk(fd, path: child, area: inner)
+            case S_IFREG:
+                if area == .items && isDeviceBoundItem(name, in: directory) {
+                    itemsLeftOut += 1
+                    continue
+                }
+                try appendFile(name, in: directory, path: child, st: st, hasHeader: area == .vault && ReservedNames.isVaultFile(name))
+            case S_IFLNK:
+                let target: String
+                do { target = try directory.readSymlink(name) } catch { throw .system(operation: "read", path: display(child), errno: error) }
+                try writer.appendEntry(.symlink, path: child)
+                try writer.append(BackupAttributes(st).encoded())
+                try writer.appendBytes(Array(target.utf8), lengthBytes: 2)
+                entryCount += 1
+            case S_IFIFO, S_IFCHR, S_IFBLK, S_IFSOCK:
+                try writer.appendEntry(.node, path: child)
+                try writer.append(BackupAttributes(st).encoded())
+                var device: [UInt8] = []
+                device.appendLittleEndian(UInt64(st.st_rdev))
+                try writer.append(device)
+                entryCount += 1
+            default:
+                throw .unsupportedObject(path: display(child))
+            }
+        }
+    }
+
+    /// A file's entry: attributes, xattrs, size, then its data extents (holes skipped, so a
+    /// sparse file stays sparse) ended by an empty one. A second name of a hard-linked file
+    /// is a link entry to the first.
+    private func appendFile(_ name: String, in directory: FileDescriptor, path: String, st: stat,
+                            hasHeader: Bool) throws(BackupError) {
+        if st.st_nlink > 1 {
+            let key = HardLinkKey(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+            if let first = hardLinks[key] {
+                try writer.appendEntry(.hardLink, path: path)
+                try writer.appendBytes(Array(first.utf8), lengthBytes: 2)
+                entryCount += 1
+                return
+            }
+            hardLinks[key] = path
+        }
+        // Without touching its access time, which the archive keeps as it was.
+        let fd = try open(name, in: directory, path: path, [.readOnly, .nonBlocking, .noAccessTime])
+        defer { fd.close() }
+        let current: stat
+        do { current = try fd.status() } catch { throw .system(operation: "stat", path: display(path), errno: error) }
+        guard current.st_mode & S_IFMT == S_IFREG else { throw .unsupportedObject(path: display(path)) }
+        try writer.appendEntry(.file, path: path)
+        try writer.append(BackupAttributes(current).encoded())
+        try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: path))
+        let size = Int64(current.st_size)
+        var sizeBytes: [UInt8] = []
+        sizeBytes.appendLittleEndian(UInt64(size))
+        try writer.append(sizeBytes)
+        var start: Int64 = 0
+        if hasHeader {
+            let bytes: [UInt8]
+            let header: FileHeader
+            do {
+                bytes = try FileHeader.readBytes(from: fd)
+                header = try FileHeader.decode(bytes, keyring: vault.keyring)
+            } catch {
+                throw .objectDamaged(path: display(path))
+            }
+            try appendExtent(offset: 0, header.moved(to: transport).encoded())
+            start = Int64(FileHeader.byteCount)
+        }
+        try appendData(of: fd, from: start, size: size, path: path)
+        try appendExtent(offset: 0, [])
+        entryCount += 1
+        progress(entryCount, byteCount)
+    }
+
+    private func appendData(of fd: FileDescriptor, from start: Int64, size: Int64, path: String) throws(BackupError) {
+        var offset = start
+        var buffer = [UInt8](repeating: 0, count: Self.pieceByteCount)
+        while offset < size {
+            let end: Int64
+            do throws(Errno) {
+                guard let data = try fd.nextData(from: offset) else { return }  // only a hole is left
+                offset = data
+                end = min(try fd.nextHole(from: data), size)
+            } catch {
+                throw .system(operation: "seek in", path: display(path), errno: error)
+            }
+            while offset < end {
+                let count = Int(min(Int64(Self.pieceByteCount), end - offset))
+                let n: Int
+                do throws(Errno) {
+                    n = try buffer.withUnsafeMutableBytes { b in
+                        Result { () throws(Errno) in try fd.read(into: UnsafeMutableRawBufferPointer(rebasing: b[0..<count]), at: offset) }
+                    }.get()
+                } catch {
+                    throw .system(operation: "read", path: display(path), errno: error)
+                }
+                guard n > 0 else { throw .system(operation: "read (it shrank)", path: display(path), errno: .io) }
+                try appendExtent(offset: offset, Array(buffer[0..<n]))
+                offset += Int64(n)
+            }
+        }
+    }
+
+    /// `offset (8) || length (8) || bytes`; length 0 ends a file's data.
+    private func appendExtent(offset: Int64, _ bytes: [UInt8]) throws(BackupError) {
+        var head: [UInt8] = []
+        head.appendLittleEndian(UInt64(offset))
+        head.appendLittleEndian(UInt64(bytes.count))
+        try writer.append(head)
+        try writer.append(bytes)
+        byteCount += UInt64(bytes.count)
+    }
+
+    /// A record the device alone could open: left out. A damaged one is kept as it is (fsck's
+    /// business, on either side).
+    private func isDeviceBoundItem(_ name: String, in directory: FileDescriptor) -> Bool {
+        guard ItemIdentity.isRecordName(name),
+              let (_, metadata) = try? ItemRecord.read(name, in: directory, vaultID: vault.vaultID, keys: vault.filesystemKeys)
+        else { return false }
+        return metadata.attributes.accessibility.isThisDeviceOnly
+    }
+
+    private func extendedAttributes(of fd: FileDescriptor, path: String) throws(BackupError) -> [(String, [UInt8])] {
+        do throws(Errno) {
+            return try fd.extendedAttributeNames().filter { $0.hasPrefix("user.") }.sorted().map { name throws(Errno) in
+                (name, try fd.extendedAttribute(name))
+            }
+        } catch {
+            throw .system(operation: "read the extended attributes of", path: display(path), errno: error)
+        }
+    }
+
+    private func stat(_ directory: FileDescriptor, _ path: String, of name: String) throws(BackupError) -> stat {
+        do { return name.isEmpty ? try directory.status() : try directory.status(of: name) } catch {
+            throw .system(operation: "stat", path: display(path.isEmpty ? name : path + "/" + name), errno: error)
+        }
+    }
+
+    private func open(_ name: String, in directory: FileDescriptor, path: String,
+                      _ flags: FileDescriptor.OpenFlags) throws(BackupError) -> FileDescriptor {
+        do { return try FileDescriptor.open(name, in: directory, flags) } catch {
+            throw .system(operation: "open", path: display(path), errno: error)
+        }
+    }
+
+    private func display(_ path: String) -> String { vault.backingPath + "/" + path }
+}

@@ -1,0 +1,148 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+
+/// `protfs restore` and `protfs backup --verify` (docs/BACKUP.md).
+public enum VaultRestore {
+    public struct Restored: Sendable {
+        public let vaultID: ObjectID
+        public let entries: UInt64
+        public let deviceKeyPath: String
+        public let deviceKeyCreated: Bool
+    }
+
+    /// Opens the archive and checks the passphrase (exit 3 when wrong) through the delays of
+    /// wrong passcodes, counted per archive beside `deviceKeyFile`; then the keybag.
+    private static func open(_ archive: String, passphrase: SecureBuffer,
+                             deviceKeyFile: DeviceKeyFile) throws(BackupError) -> (FileDescriptor, BackupStreamReader, VaultKeys, LockedKey) {
+        let file: FileDescriptor
+        do { file = try FileDescriptor.open(path: archive, [.readOnly]) } catch {
+            throw .system(operation: "open", path: archive, errno: error)
+        }
+        do throws(BackupError) {
+            let (reader, keys) = try BackupStreamReader.open(file: file, passphrase: passphrase) { (archiveID) throws(BackupError) in
+                do throws(VaultError) {
+                    var state = try VaultState.load(beside: deviceKeyFile, archiveID: archiveID)
+                    try state.beginPasscodeAttempt()
+                    return { () throws(BackupError) in
+                        do throws(VaultError) { try state.recordSuccess() } catch { throw .attemptRefused(error) }
+                    }
+                } catch {
+                    throw .attemptRefused(error)
+                }
+            }
+            let (vaultKeys, transport) = try BackupKeybag.decode(try reader.read(BackupKeybag.byteCount),
+                                                                 archiveID: reader.archiveID, with: keys.keybag)
+            return (file, reader, vaultKeys, transport)
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    /// Reads the whole archive and checks every chunk, record and file header; writes nothing.
+    public static func verify(archive: String, passphrase: SecureBuffer, deviceKeyPath: String?) throws(BackupError) -> UInt64 {
+        let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
+        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
+        defer { file.close() }
+        let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), target: nil)
+        try replay.run()
+        return replay.entryCount
+    }
+
+    /// A new vault in `backing` (missing or empty) from the archive, under the device key at
+    /// `deviceKeyPath` (made if missing) and the passcode `passcode` gives (nil: none). A wrong
+    /// passphrase is told before anything is made; any later failure removes what was made.
+    public static func restore<PasscodeError: Error>(
+        archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer,
+        passcode: () throws(PasscodeError) -> SecureBuffer?
+    ) throws -> Restored {
+        let existed = try checkDestination(backing)
+        let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
+        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
+        defer { file.close() }
+        let secret = try passcode()
+        if !existed {
+            do { try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700) } catch {
+                throw BackupError.system(operation: "create", path: backing, errno: error)
+            }
+        }
+        var deviceKeyCreated = false
+        let root: FileDescriptor
+        do { root = try FileDescriptor.open(path: backing, [.readOnly, .directory]) } catch {
+            if !existed { rmdir(backing) }
+            throw BackupError.system(operation: "open", path: backing, errno: error)
+        }
+        defer { root.close() }
+        do {
+            try Vault.lockExclusively(root, path: backing, timeout: Vault.lockTimeout)
+            try checkEmpty(root, path: backing)
+            let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
+            deviceKeyCreated = created
+            let deviceKeys = DeviceKeys(deviceKey: deviceKey)
+            let target = RestoreTarget(root: root, backingPath: backing,
+                                       keyring: ClassKeyring(vaultID: keys.vaultID, deviceKeys: deviceKeys,
+                                                             classBPublicKey: keys.classBPublicKey))
+            let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), target: target)
+            try replay.run()
+            try target.finish {
+                // The keybag last, as at init (a vault is only a vault once everything else is
+                // there), but before the root's times, which its rename would change. The
+                // generation the state beside this device key has for the vault id, if any: a
+                // restore beside the original (same machine) must not look like a rollback.
+                var state = try VaultState.load(beside: deviceKeyFile, vaultID: keys.vaultID)
+                let keybag = try Keybag.restoring(keys, generation: max(state.generation, 1), passcode: secret,
+                                                  deviceKeys: deviceKeys)
+                if keybag.generation > state.generation { try state.record(generation: keybag.generation) }
+                try keybag.write(in: root, backingPath: backing)
+            }
+            return Restored(vaultID: keys.vaultID, entries: replay.entryCount, deviceKeyPath: deviceKeyFile.path,
+                            deviceKeyCreated: deviceKeyCreated)
+        } catch {
+            removeContents(of: root)
+            for name in (try? root.extendedAttributeNames()) ?? [] { try? root.removeExtendedAttribute(name) }
+            if !existed { rmdir(backing) }
+            if deviceKeyCreated { unlink(deviceKeyFile.path) }
+            throw error
+        }
+    }
+
+    private static func transportKeyring(_ keys: VaultKeys, _ transport: LockedKey) -> ClassKeyring {
+        ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transport), classBPublicKey: keys.classBPublicKey)
+    }
+
+    /// True when `backing` exists (it must then be an empty directory), false when missing.
+    private static func checkDestination(_ backing: String) throws(BackupError) -> Bool {
+        let root: FileDescriptor
+        do { root = try FileDescriptor.open(path: backing, [.readOnly, .directory]) } catch .noEntry {
+            return false
+        } catch {
+            throw .system(operation: "open", path: backing, errno: error)
+        }
+        defer { root.close() }
+        try checkEmpty(root, path: backing)
+        return true
+    }
+
+    private static func checkEmpty(_ root: FileDescriptor, path: String) throws(BackupError) {
+        let names: [String]
+        do { names = try root.entryNames() } catch { throw .system(operation: "list", path: path, errno: error) }
+        guard names.allSatisfy({ $0 == "." || $0 == ".." }) else { throw .destinationNotEmpty(path: path) }
+    }
+
+    /// Removes everything under `directory` (what a failed restore made), never following a symlink.
+    private static func removeContents(of directory: FileDescriptor) {
+        guard let names = try? directory.entryNames() else { return }
+        for name in names where name != "." && name != ".." {
+            if let st = try? directory.status(of: name), st.st_mode & S_IFMT == S_IFDIR,
+               let child = try? FileDescriptor.open(name, in: directory, [.readOnly, .directory]) {
+                removeContents(of: child)
+                child.close()
+                try? directory.removeDirectory(name)
+            } else {
+                try? directory.removeFile(name)
+            }
+        }
+        try? directory.syncDirectory()
+    }
+}
