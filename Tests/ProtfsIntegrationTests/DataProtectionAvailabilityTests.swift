@@ -13,10 +13,13 @@ struct DataProtectionAvailabilityTests {
 
         func record(_ name: String) { seen.withLock { $0.append(name) } }
 
-        /// Waits (generously: never a timing claim) until `count` names arrived.
-        func waitFor(_ count: Int, within seconds: TimeInterval = 20) -> [String] {
+        /// Waits (generously: never a timing claim) until `count` names arrived. It sleeps as
+        /// a task, not a thread: the events' consumer is a task too, and on a 2-core machine
+        /// running the suite in parallel, a thread blocked here could be the cooperative pool's
+        /// last free one, and the consumer would never run.
+        func waitFor(_ count: Int, within seconds: TimeInterval = 20) async -> [String] {
             let deadline = Date().addingTimeInterval(seconds)
-            while seen.withLock({ $0.count }) < count && Date() < deadline { usleep(20_000) }
+            while seen.withLock({ $0.count }) < count && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
             return seen.withLock { $0 }
         }
     }
@@ -59,25 +62,25 @@ struct DataProtectionAvailabilityTests {
         try vault.unlock()
         let cycle = ["UIApplicationProtectedDataWillBecomeUnavailable", "ProtfsProtectedDataDidBecomeUnavailable",
                      "UIApplicationProtectedDataDidBecomeAvailable"]
-        #expect(notified.waitFor(3) == cycle)
-        #expect(sequenced.waitFor(3) == ["willBecomeUnavailable", "didBecomeUnavailable", "didBecomeAvailable"])
+        #expect(await notified.waitFor(3) == cycle)
+        #expect(await sequenced.waitFor(3) == ["willBecomeUnavailable", "didBecomeUnavailable", "didBecomeAvailable"])
 
         // A restarted daemon starts before first unlock: the monitor reconnects and reports
         // what happened meanwhile, then follows the new daemon.
         try vault.unmount()
         try vault.mount(passcode: false, options: ["grace=1"])
-        #expect(notified.waitFor(5) == cycle + cycle.prefix(2))
+        #expect(await notified.waitFor(5) == cycle + cycle.prefix(2))
         try vault.unlock()
-        #expect(notified.waitFor(6) == cycle + cycle)
+        #expect(await notified.waitFor(6) == cycle + cycle)
         try vault.lock(now: true)
-        #expect(notified.waitFor(8) == cycle + cycle + cycle.prefix(2))
-        #expect(sequenced.waitFor(8).count == 8)
+        #expect(await notified.waitFor(8) == cycle + cycle + cycle.prefix(2))
+        #expect(await sequenced.waitFor(8).count == 8)
         #expect(!monitor.isProtectedDataAvailable)
 
         monitor.stop()
         await consumer.value  // the sequence ends when the monitor stops
         try vault.unlock()
         usleep(300_000)
-        #expect(notified.waitFor(8, within: 0).count == 8, "nothing is posted after stop")
+        #expect(await notified.waitFor(8, within: 0).count == 8, "nothing is posted after stop")
     }
 }
