@@ -1,5 +1,6 @@
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Vault-level failures: opening, initialising, unlocking, changing the passcode. Each says

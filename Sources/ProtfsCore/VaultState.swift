@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsFormat
 import ProtfsSystem
 
 /// What protfs remembers about a vault beside its device key, never in the backing

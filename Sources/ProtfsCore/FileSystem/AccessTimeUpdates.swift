@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 
 /// Which reads move access times: the mount's `relatime` (the default), `noatime` and
 /// `nodiratime`. The kernel leaves the access times of a FUSE mount to the daemon (its inodes

@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 import ProtfsSystem
 
 /// Delays only tests ask for, through the daemon's environment (as `PROTFS_TEST_DELAY_SCALE`

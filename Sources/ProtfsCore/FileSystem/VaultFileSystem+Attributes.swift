@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 import ProtfsSystem
 
 /// Changes to modes, owners, times and sizes (`setattr`).

@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Why an item request was refused: each says what and what to do, with SPEC section 6's exit

@@ -1,5 +1,6 @@
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// `BACKING/protfs.keybag`, the 534-byte layout of docs/FORMAT.md: the filesystem key and

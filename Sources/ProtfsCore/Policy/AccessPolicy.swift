@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// What a request asks of a file's class key (SPEC section 3). Everything that needs no
