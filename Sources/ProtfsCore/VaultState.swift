@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsDomain
 import ProtfsFormat
 import ProtfsSystem
 

@@ -1,5 +1,4 @@
 import Glibc
-import ProtfsFormat
 
 /// Which reads move access times: the mount's `relatime` (the default), `noatime` and
 /// `nodiratime`. The kernel leaves the access times of a FUSE mount to the daemon (its inodes

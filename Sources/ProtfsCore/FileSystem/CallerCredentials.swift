@@ -1,5 +1,4 @@
 import Glibc
-import ProtfsFormat
 
 /// The kernel's `in_group_or_capable` for a caller: whether it is in a file's group or holds
 /// CAP_FSETID, which decides whether a write, truncate, chown or chmod drops the file's

@@ -1,5 +1,4 @@
 import Dispatch
-import ProtfsFormat
 import Synchronization
 
 /// Reads the metadata of directories ahead of use, on a few background readers.

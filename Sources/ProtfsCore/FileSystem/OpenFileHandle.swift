@@ -1,6 +1,5 @@
 import Glibc
 import ProtfsDomain
-import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

@@ -1,5 +1,4 @@
 import Glibc
-import ProtfsFormat
 import ProtfsSystem
 
 /// Delays only tests ask for, through the daemon's environment (as `PROTFS_TEST_DELAY_SCALE`

@@ -1,5 +1,4 @@
 import Glibc
-import ProtfsFormat
 import ProtfsSystem
 
 /// Changes to modes, owners, times and sizes (`setattr`).

@@ -1,5 +1,4 @@
 import ProtfsDomain
-import ProtfsFormat
 /// Everything one `fsck` pass found and did, and the exit code it calls for (SPEC section 5:
 /// 0 clean, 8 damage left, 1 could not check).
 public struct VaultCheckReport: Sendable {

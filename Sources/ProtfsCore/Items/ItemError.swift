@@ -1,5 +1,4 @@
 import ProtfsDomain
-import ProtfsFormat
 import ProtfsSystem
 
 /// Why an item request was refused: each says what and what to do, with SPEC section 6's exit

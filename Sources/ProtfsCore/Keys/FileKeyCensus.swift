@@ -1,5 +1,4 @@
 import ProtfsDomain
-import ProtfsFormat
 import Synchronization
 
 /// The per-file keys in memory: each lives in an open file's content object (`EncryptedFile`),

@@ -1,5 +1,4 @@
 import ProtfsDomain
-import ProtfsFormat
 import ProtfsSystem
 
 /// What a request asks of a file's class key (SPEC section 3). Everything that needs no

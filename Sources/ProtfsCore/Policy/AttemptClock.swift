@@ -1,5 +1,4 @@
 import Glibc
-import ProtfsFormat
 import ProtfsSystem
 
 /// A moment, as the wrong-passcode delays measure it: the wall clock, which survives a

@@ -1,5 +1,4 @@
 import Glibc
-import ProtfsFormat
 
 /// SPEC section 5's delays after wrong passcodes: failures 1-4 none; the 5th 60 s; the 6th
 /// 5 min; the 7th and 8th 15 min; the 9th and later 60 min.

@@ -1,6 +1,5 @@
 import ProtfsCrypto
 import ProtfsDomain
-import ProtfsFormat
 import ProtfsSystem
 
 /// Vault-level failures: opening, initialising, unlocking, changing the passcode. Each says
