@@ -4,8 +4,9 @@ import PackageDescription
 // Layers, bottom up (docs/ARCHITECTURE.md has the map): the C libraries and a tiny C shim
 // for the GNU names Swift's Glibc module hides; the domain's values (classes, lock states,
 // exit codes); crypto (libsodium, secure memory); system (typed syscalls); the control
-// protocol's client side (no vault); the Swift library for apps (DataProtection); core
-// (the vault: keybag, format, policy; no FUSE); command-line support; the FUSE adapter; the control server; the two executables.
+// protocol's client side (no vault); the Swift library for apps (DataProtection); the
+// on-disk format codecs (pure: what the fuzzer links); core (the vault: keybag, policy,
+// filesystem; no FUSE); command-line support; the FUSE adapter; the control server; the two executables.
 let package = Package(
     name: "protfs",
     products: [
@@ -22,22 +23,23 @@ let package = Package(
         .target(name: "ProtfsDomain"),
         .target(name: "ProtfsControlClient", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "DataProtection", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlClient"]),
-        .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsFormat", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFormat"]),
         .target(name: "ProtfsCommandLine", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsControl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
-        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlClient"]),
+        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlClient"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCommandLine", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
         .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
-        .target(name: "ProtfsTestSupport", dependencies: ["ProtfsCore", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),
+        .target(name: "ProtfsTestSupport", dependencies: ["ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCrypto"]),
-        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
+        .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlClient", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFuseTests", dependencies: ["ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
         .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection", "ProtfsControlClient", "ProtfsDomain"]),
-        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["DataProtection", "ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsCrypto", "ProtfsTestSupport"],
+        .testTarget(name: "ProtfsIntegrationTests", dependencies: ["DataProtection", "ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsTestSupport"],
                     exclude: ["Scripts"]),
     ]
 )

@@ -3,7 +3,8 @@ import PackageDescription
 
 // Coverage-guided fuzzing of protfs's decoders with libFuzzer: `scripts/fuzz` builds this
 // package with `-sanitize=fuzzer,address`. The library targets are the main package's own
-// sources (symlinked), so what is fuzzed is what ships.
+// sources (symlinked), so what is fuzzed is what ships: the format codecs and the control
+// client, not the vault core.
 let package = Package(
     name: "protfs-fuzz",
     targets: [
@@ -12,9 +13,9 @@ let package = Package(
         .target(name: "ProtfsCrypto", dependencies: ["CSodium"]),
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsDomain"),
-        .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .target(name: "ProtfsFormat", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsControlClient", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
-        .executableTarget(name: "DecoderFuzzer", dependencies: ["ProtfsControlClient", "ProtfsCore", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"],
+        .executableTarget(name: "DecoderFuzzer", dependencies: ["ProtfsControlClient", "ProtfsFormat", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )

@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// `protfs.items`: every keychain item record must authenticate in this vault under its own

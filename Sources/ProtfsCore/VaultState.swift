@@ -1,5 +1,7 @@
 import Foundation
 import Glibc
+import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// What protfs remembers about a vault beside its device key, never in the backing

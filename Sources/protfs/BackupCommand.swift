@@ -1,5 +1,6 @@
 import ProtfsCommandLine
 import ProtfsCore
+import ProtfsFormat
 import ProtfsCrypto
 
 /// `protfs backup BACKING ARCHIVE [--device-key PATH] [--passcode-file F] [--backup-passphrase-file F]`

@@ -1,7 +1,9 @@
 import Glibc
 import ProtfsCommandLine
 import ProtfsCore
+import ProtfsFormat
 import ProtfsCrypto
+import ProtfsDomain
 
 /// `protfs fsck BACKING [--repair] [--device-key PATH] [--passcode-file FILE]`: checks an
 /// unmounted vault (the backing lock refuses a mounted one), prints one line per finding

@@ -1,5 +1,6 @@
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 @Suite struct ContentLayoutTests {
     @Test func backingSizeAndPlaintextSizeAreInverse() {

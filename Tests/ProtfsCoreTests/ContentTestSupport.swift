@@ -3,6 +3,7 @@ import ProtfsTestSupport
 import Foundation
 import Glibc
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsSystem
 
 /// Directory metadata read ahead of a walker: cached only when it checks out, never a write

@@ -2,6 +2,7 @@ import ProtfsDomain
 import ProtfsTestSupport
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 

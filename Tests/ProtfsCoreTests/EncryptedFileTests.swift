@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 

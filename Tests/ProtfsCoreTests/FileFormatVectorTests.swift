@@ -2,6 +2,7 @@ import Foundation
 import ProtfsDomain
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 

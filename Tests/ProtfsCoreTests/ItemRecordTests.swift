@@ -4,6 +4,7 @@ import ProtfsDomain
 import ProtfsSystem
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 /// FORMAT.md "Keychain items": the known answers of `Vectors/items-v1` (computed from the
 /// document by `make-vectors.py`, independently of this code) open here, and every way of

@@ -1,5 +1,6 @@
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 
 @Suite struct KeybagTests {

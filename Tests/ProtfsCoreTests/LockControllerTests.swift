@@ -4,6 +4,7 @@ import ProtfsDomain
 import Synchronization
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 

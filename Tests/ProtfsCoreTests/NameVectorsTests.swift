@@ -3,6 +3,7 @@ import Testing
 import ProtfsCrypto
 import ProtfsSystem
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 /// Known answers for FORMAT.md "Names" and "Symlinks, xattrs" (`Vectors/names-v1.json`):
 /// the name scheme is deterministic, so every encoded name is pinned; the sealed values use

@@ -4,6 +4,7 @@ import Testing
 import ProtfsCrypto
 import ProtfsSystem
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 /// A fresh backing-like directory under the system temporary directory, removed afterwards.
 func withScratchDirectory<R>(_ body: (FileDescriptor) throws -> R) throws -> R {

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 @testable import ProtfsCore
 import ProtfsCrypto
+@testable import ProtfsFormat
+import Testing
 
 /// The version-2 keybag of a vault without a passcode (SPEC section 7, FORMAT.md "Keybag"):
 /// known answers computed from the format page alone (Vectors/keybag-v2/make-vectors.py), and

@@ -1,6 +1,7 @@
 import Testing
 import ProtfsCrypto
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 @Suite struct SIVNameCipherTests {
     let keys = randomFilesystemKeys()

@@ -4,6 +4,7 @@ import ProtfsCrypto
 import ProtfsSystem
 import ProtfsTestSupport
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 @Suite struct SymlinkTargetTests {
     let keys = randomFilesystemKeys()

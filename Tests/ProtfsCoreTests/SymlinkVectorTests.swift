@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import ProtfsSystem
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 /// Known answers for FORMAT.md "Symlinks", format 2 (`Vectors/symlinks-v2`): targets sealed to
 /// their location with a fixed nonce (and link id), computed from the document alone by

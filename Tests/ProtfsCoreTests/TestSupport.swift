@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 

@@ -3,6 +3,7 @@ import Glibc
 import ProtfsDomain
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 import ProtfsTestSupport

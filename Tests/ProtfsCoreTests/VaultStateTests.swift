@@ -1,5 +1,7 @@
-import Testing
 @testable import ProtfsCore
+import ProtfsDomain
+@testable import ProtfsFormat
+import Testing
 
 @Suite struct VaultStateTests {
     @Test func delayTableMatchesTheSpec() {

@@ -1,6 +1,7 @@
 import ProtfsDomain
 import Testing
 @testable import ProtfsCore
+@testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 import Glibc

@@ -3,6 +3,7 @@ import Testing
 import ProtfsCrypto
 import ProtfsSystem
 @testable import ProtfsCore
+@testable import ProtfsFormat
 
 @Suite struct XattrCodecTests {
     let keys = randomFilesystemKeys()

@@ -7,8 +7,8 @@ import Testing
 @Suite("module boundaries")
 struct ModuleBoundaryTests {
     /// Each target's direct dependencies, as Package.swift declares them.
-    static func packageDependencies() throws -> [String: [String]] {
-        let manifest = try DocumentationTests.text("Package.swift")
+    static func packageDependencies(_ manifestPath: String = "Package.swift") throws -> [String: [String]] {
+        let manifest = try DocumentationTests.text(manifestPath)
         let declaration = /\.(?:target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"\s*,\s*dependencies:\s*\[([^\]]*)\]/
         var dependencies: [String: [String]] = [:]
         for match in manifest.matches(of: declaration) {
@@ -36,5 +36,16 @@ struct ModuleBoundaryTests {
         for forbidden in ["ProtfsCore", "ProtfsFuse", "CFuse", "ProtfsControl"] {
             #expect(!reached.contains(forbidden), "protfsctl links \(forbidden): \(reached.sorted())")
         }
+    }
+
+    @Test("the format codecs link no vault, and the fuzzer links them without the vault core")
+    func formatStaysPure() throws {
+        let dependencies = try Self.packageDependencies()
+        #expect(Self.reach(of: "ProtfsFormat", in: dependencies) == ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "CSodium", "CProtfsSys"],
+                "ProtfsFormat links more than the domain, crypto and system layers")
+        let fuzzer = Self.reach(of: "DecoderFuzzer", in: try Self.packageDependencies("fuzz/Package.swift"))
+        #expect(fuzzer.contains("ProtfsFormat") && fuzzer.contains("ProtfsControlClient"),
+                "the manifest parse missed the fuzzer's dependencies: \(fuzzer.sorted())")
+        #expect(!fuzzer.contains("ProtfsCore"), "the fuzzer links the vault core: \(fuzzer.sorted())")
     }
 }

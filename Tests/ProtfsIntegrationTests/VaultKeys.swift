@@ -1,4 +1,5 @@
 import ProtfsCore
+import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem
 import ProtfsTestSupport

@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// Reads an archive's records in order and checks each (paths, extents, headers under the

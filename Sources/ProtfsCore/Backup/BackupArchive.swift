@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 
 /// The fixed start of a backup archive (docs/BACKUP.md): what a passphrase needs to derive
 /// the archive's keys, in the clear, and a check that tells a wrong passphrase from damage.

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 
 /// One object of the backing directory in an archive (docs/BACKUP.md), after the keybag:
 /// `kind (1) || path (2 + n)` then the kind's fields. File data follows a file entry as

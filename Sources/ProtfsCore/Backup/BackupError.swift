@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// What can go wrong with a backup or a restore; each says what to do and maps to its exit code.

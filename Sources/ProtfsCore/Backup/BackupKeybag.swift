@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 
 /// The first record of an archive (docs/BACKUP.md): the vault id, its Argon2id parameters
 /// and class-B public key in the plaintext of the stream, and six keys each sealed under the

@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// The body of an archive: plaintext records cut into 64 KiB chunks, each sealed like file

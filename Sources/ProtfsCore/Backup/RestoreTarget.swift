@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// Where a restore puts the objects of an archive: a new, empty backing directory. Directory

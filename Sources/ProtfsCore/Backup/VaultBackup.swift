@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// `protfs backup` of an unmounted vault (docs/BACKUP.md): walks the backing directory

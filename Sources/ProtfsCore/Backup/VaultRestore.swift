@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// `protfs restore` and `protfs backup --verify` (docs/BACKUP.md).

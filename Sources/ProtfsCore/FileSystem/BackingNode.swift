@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 import ProtfsSystem
 
 /// Who sent a request: new objects are given to this user (when the daemon runs as root),

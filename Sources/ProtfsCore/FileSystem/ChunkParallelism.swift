@@ -1,5 +1,6 @@
-import Glibc
 import Dispatch
+import Glibc
+import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

@@ -1,3 +1,4 @@
+import ProtfsFormat
 import ProtfsSystem
 
 /// The buffers of one read or write call, taken from pools rather than allocated per call

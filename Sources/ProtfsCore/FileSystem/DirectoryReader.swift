@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// A directory opened for one listing request. Entries are read from the backing directory

@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Making an `EncryptedFile`: a new file with its header, or an existing one opened (never

@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// Reading: whole runs of sealed chunks per backing `pread`, opened in parallel.

@@ -1,3 +1,4 @@
+import ProtfsFormat
 import ProtfsSystem
 
 /// Sealing chunks again after a write or a size change, with the space reserved first.

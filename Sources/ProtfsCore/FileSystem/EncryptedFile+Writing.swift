@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// The changes a file takes: writes, truncation, `fallocate` and re-classing.

@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 import ProtfsSystem
 
 /// The mode and owner the mount's root shows. They cannot be the backing root's own: that

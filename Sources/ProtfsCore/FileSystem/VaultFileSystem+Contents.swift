@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Contents: every call here needs the file's class key (SPEC section 3 "content") and runs

@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// Names: lookup, creation and removal of directories, nodes, symlinks and links, renames

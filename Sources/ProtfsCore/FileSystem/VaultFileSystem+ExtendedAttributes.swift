@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Extended attributes on the mount: `user.protfs.class` is the class itself; other `user.*`

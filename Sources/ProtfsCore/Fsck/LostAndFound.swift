@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsFormat
 import ProtfsSystem
 
 /// `BACKING/protfs.lost+found`: where `fsck --repair` moves objects the mount cannot read,

@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// What fsck checks on one object: a regular file's header, size and chunks, and the class

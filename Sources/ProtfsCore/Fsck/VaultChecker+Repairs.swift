@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Recording findings and, under `--repair`, applying their remedies: each one touches only

@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// `protfs fsck`: one pass over an opened (so locked) vault's backing directory. Every

@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// One thing `fsck` found wrong (or could not look at) in a backing directory: where, what,

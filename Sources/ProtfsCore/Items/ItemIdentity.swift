@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 
 /// Who owns an item and what names it: unique per vault. The record's backing name is a
 /// keyed hash of it, so a lookup needs no scan and the name tells an observer nothing.

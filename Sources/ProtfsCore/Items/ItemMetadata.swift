@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 
 /// The sealed attributes of an item record, with its owner (docs/FORMAT.md):
 /// `owner (4) || accessibility id (1) || reserved 0 (1) || created (8) || modified (8)`, then

@@ -1,5 +1,6 @@
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// One keychain item as stored: `BACKING/protfs.items/<record name>` (docs/FORMAT.md,

@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// The record files behind the item store: the directory, the index of owners built from the

@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

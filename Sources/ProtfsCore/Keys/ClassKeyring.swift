@@ -1,11 +1,12 @@
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import Synchronization
 
 /// The class keys in memory right now. The lock controller installs them at unlock and
 /// drops them at lock; dropping the last reference wipes a key's slot, and a request that
 /// is using a key holds a reference, so a key is never wiped under it.
-public final class ClassKeyring: Sendable {
+public final class ClassKeyring: ClassKeySource {
     public let vaultID: ObjectID
     public let deviceKeys: DeviceKeys
     /// The `completeUnlessOpen` public key: always available, so files of that class can be

@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// The device key file: 32 random bytes outside the backing directory, the analog of the

@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

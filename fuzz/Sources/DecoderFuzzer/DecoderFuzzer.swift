@@ -1,6 +1,7 @@
 import ProtfsControlClient
-import ProtfsCore
 import ProtfsCrypto
+import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// One libFuzzer input: the first byte picks a decoder, the rest is what it decodes. Every
@@ -11,8 +12,8 @@ import ProtfsSystem
 enum DecoderFuzzer {
     static let deviceKeys = DeviceKeys(deviceKey: .random())
     static let filesystemKeys = FilesystemKeys(filesystemKey: .random())
-    static let keyring = ClassKeyring(vaultID: .random(), deviceKeys: deviceKeys,
-                                      classBPublicKey: X25519.publicKey(for: X25519.generatePrivateKey()))
+    static let keyring = FuzzKeys(vaultID: .random(), deviceKeys: deviceKeys,
+                                  classBPublicKey: X25519.publicKey(for: X25519.generatePrivateKey()))
     static let objectID = ObjectID.random()
     static let symlinkLocation = SymlinkLocation(vaultID: keyring.vaultID, directoryID: objectID, name: Array("link".utf8))
 
@@ -50,6 +51,16 @@ enum DecoderFuzzer {
             _ = try? ControlWire.readReply(from: &reply)
         }
     }
+}
+
+/// The keys the header decoder is given: no class key installed, as when locked (the MACs
+/// the fuzzer can reach are those of the device subkeys).
+struct FuzzKeys: ClassKeySource {
+    let vaultID: ObjectID
+    let deviceKeys: DeviceKeys
+    let classBPublicKey: [UInt8]
+
+    func key(for protectionClass: ProtectionClass) -> LockedKey? { nil }
 }
 
 /// The input as a control-socket stream that ends where the input does.

@@ -55,7 +55,7 @@ public struct FileHeader: Sendable {
     /// at generation 1 in a random slot (format 2; slot 0 in format 1). For `completeUnlessOpen` only the class public key is
     /// needed, so this works while locked. `EACCES` when the needed key is not in `keyring`.
     /// (`version` 1 is for tests of what the first builds wrote.)
-    public static func create(protectionClass: ProtectionClass, keyring: ClassKeyring,
+    public static func create(protectionClass: ProtectionClass, keyring: any ClassKeySource,
                               version: UInt16 = formatVersion) throws(Errno) -> (FileHeader, LockedKey) {
         let fileID = ObjectID.random()
         let fileKey = LockedKey.random()
@@ -71,12 +71,12 @@ public struct FileHeader: Sendable {
     }
 
     /// Decodes and authenticates a header; `EIO` for every defect (see `diagnose`).
-    public static func decode(_ bytes: [UInt8], keyring: ClassKeyring) throws(Errno) -> FileHeader {
+    public static func decode(_ bytes: [UInt8], keyring: any ClassKeySource) throws(Errno) -> FileHeader {
         do { return try parse(bytes, keyring: keyring) } catch { throw .io }
     }
 
     /// What is wrong with a header that `decode` refused, or nil if it decodes.
-    public static func diagnose(_ bytes: [UInt8], keyring: ClassKeyring) -> Defect? {
+    public static func diagnose(_ bytes: [UInt8], keyring: any ClassKeySource) -> Defect? {
         do { _ = try parse(bytes, keyring: keyring); return nil } catch { return error }
     }
 
@@ -90,13 +90,13 @@ public struct FileHeader: Sendable {
     }
 
     /// Reads and decodes the header of a backing file; a short file is `EIO`.
-    public static func read(from descriptor: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> FileHeader {
+    public static func read(from descriptor: FileDescriptor, keyring: any ClassKeySource) throws(Errno) -> FileHeader {
         try decode(readBytes(from: descriptor), keyring: keyring)
     }
 
     /// Unwraps the per-file key: `EACCES` if the class key (for `completeUnlessOpen`, its
     /// private key) is not installed, `EIO` if authentication fails.
-    public func unwrapFileKey(keyring: ClassKeyring) throws(Errno) -> LockedKey {
+    public func unwrapFileKey(keyring: any ClassKeySource) throws(Errno) -> LockedKey {
         try activeSlot.wrappedKey.unwrap(for: protectionClass, fileID: fileID, version: version, keyring: keyring)
     }
 
@@ -105,7 +105,7 @@ public struct FileHeader: Sendable {
     /// under the old class must not outlive the re-class). The header keeps its format
     /// version: the prefix both slots authenticate cannot change in place. Nothing is written: call
     /// `commitRewrap(to:)`. `EACCES` when the new class's key is not in `keyring`.
-    public mutating func rewrap(to newClass: ProtectionClass, fileKey: LockedKey, keyring: ClassKeyring) throws(Errno) {
+    public mutating func rewrap(to newClass: ProtectionClass, fileKey: LockedKey, keyring: any ClassKeySource) throws(Errno) {
         let slot = HeaderSlot(generation: generation + 1, protectionClass: newClass,
                               wrappedKey: try WrappedFileKey(wrapping: fileKey, for: newClass, fileID: fileID,
                                                              version: version, keyring: keyring))
@@ -129,7 +129,7 @@ public struct FileHeader: Sendable {
     /// The same header under another keyring of the same vault (a backup's transport keys,
     /// or the device of a restored vault): the active slot re-hidden and re-MACed in the same
     /// place, the other slot unused. The wrapped file key does not change.
-    public func moved(to keyring: ClassKeyring) -> FileHeader {
+    public func moved(to keyring: any ClassKeySource) -> FileHeader {
         var slots = [HeaderSlot.unused(version: version), HeaderSlot.unused(version: version)]
         slots[activeSlotIndex] = activeSlot.encoded(prefix: Self.prefix(fileID: fileID, version: version), version: version,
                                                     keyring: keyring)
@@ -152,7 +152,7 @@ public struct FileHeader: Sendable {
         self.activeSlot = activeSlot
     }
 
-    private static func parse(_ bytes: [UInt8], keyring: ClassKeyring) throws(Defect) -> FileHeader {
+    private static func parse(_ bytes: [UInt8], keyring: any ClassKeySource) throws(Defect) -> FileHeader {
         guard bytes.count >= byteCount else { throw .truncated }
         guard Array(bytes[0..<4]) == magic else { throw .malformed }
         let version = UInt16(bytes[4]) | UInt16(bytes[5]) << 8
@@ -214,7 +214,7 @@ struct HeaderSlot: Sendable {
 
     /// The slot in `bytes` if it is valid: non-zero generation, a known class with its wrap
     /// kind, zero reserved bytes, and a MAC that checks. Nil otherwise.
-    init?(decoding bytes: [UInt8], prefix: [UInt8], version: UInt16, keyring: ClassKeyring) {
+    init?(decoding bytes: [UInt8], prefix: [UInt8], version: UInt16, keyring: any ClassKeySource) {
         var fields = Array(bytes[0..<Self.authenticatedByteCount])
         let mac = Array(bytes[Self.authenticatedByteCount...])
         guard ConstantTime.equal(mac, Self.mac(fields: fields, prefix: prefix, keyring: keyring)) else { return nil }
@@ -231,7 +231,7 @@ struct HeaderSlot: Sendable {
                   wrappedKey: WrappedFileKey(kind: kind, ephemeralPublicKey: ephemeralPublicKey, sealedKey: Array(fields[48..<120])))
     }
 
-    func encoded(prefix: [UInt8], version: UInt16, keyring: ClassKeyring) -> [UInt8] {
+    func encoded(prefix: [UInt8], version: UInt16, keyring: any ClassKeySource) -> [UInt8] {
         var fields: [UInt8] = []
         fields.reserveCapacity(Self.byteCount)
         withUnsafeBytes(of: generation.littleEndian) { fields.append(contentsOf: $0) }
@@ -245,14 +245,14 @@ struct HeaderSlot: Sendable {
     }
 
     /// Hides or reveals (the stream is its own inverse) the fields of `hiddenRange` in format 2.
-    private static func toggleHiddenFields(_ fields: inout [UInt8], version: UInt16, keyring: ClassKeyring) {
+    private static func toggleHiddenFields(_ fields: inout [UInt8], version: UInt16, keyring: any ClassKeySource) {
         guard version >= 2 else { return }
         let stream = XChaCha20.xor(Array(fields[hiddenRange]), nonce: Array(fields[nonceRange]), key: keyring.deviceKeys.headerClass)
         fields.replaceSubrange(hiddenRange, with: stream)
     }
 
     /// `MAC(pfhdrmac, vault id || header[0..<24] || slot[0..<120])`.
-    private static func mac(fields: [UInt8], prefix: [UInt8], keyring: ClassKeyring) -> [UInt8] {
+    private static func mac(fields: [UInt8], prefix: [UInt8], keyring: any ClassKeySource) -> [UInt8] {
         BLAKE2b.mac(key: keyring.deviceKeys.headerMAC, outputByteCount: macByteCount, keyring.vaultID.bytes, prefix, fields)
     }
 }

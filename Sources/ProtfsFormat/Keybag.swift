@@ -200,18 +200,6 @@ public struct Keybag: Sendable, Equatable {
                       entries: entries, mac: expectedMAC)
     }
 
-    /// The checks that follow the MAC: an older generation than the recorded one is a
-    /// rollback; Argon2id parameters below the minimum are refused; a newer generation is
-    /// recorded. A missing state records nothing (that would start a new counter at zero):
-    /// passcodes are refused until it is restored or re-created (`VaultState`).
-    public func admit(into state: inout VaultState) throws(VaultError) {
-        guard generation >= state.generation else {
-            throw .keybagRollback(found: generation, recorded: state.generation)
-        }
-        guard kdf.meetsMinimum else { throw .keybagWeakParameters(opsLimit: kdf.opsLimit, memLimit: kdf.memLimit) }
-        if generation > state.generation, !state.isMissing { try state.record(generation: generation) }
-    }
-
     // MARK: unwrapping
 
     /// The filesystem key: needs the device only, so it is available in every state.
@@ -335,21 +323,4 @@ public struct Keybag: Sendable, Equatable {
             throw .system(operation: "write the keybag in", path: backingPath, errno: error)
         }
     }
-}
-
-/// The keys a passcode unlocks.
-public struct PasscodeClassKeys: Sendable {
-    public let complete: LockedKey
-    public let completeUntilFirstUserAuthentication: LockedKey
-    public let completeUnlessOpenPrivate: LockedKey
-}
-
-/// Every key of a vault and what its keybag holds in the clear: what a backup carries.
-public struct VaultKeys: Sendable {
-    public let vaultID: ObjectID
-    public let kdf: Argon2idParameters
-    public let classBPublicKey: [UInt8]
-    public let filesystem: LockedKey
-    public let none: LockedKey
-    public let classKeys: PasscodeClassKeys
 }

@@ -9,7 +9,7 @@ extension FileDescriptor {
     /// Without it, whatever the caller creates next (the entry a sidecar names, the symlink a
     /// blob serves) is a later metadata change, which a journaling filesystem never makes
     /// durable before this rename. A temporary left by a crash is an orphan for fsck.
-    func writeFileAtomically(_ name: String, contents: [UInt8], mode: mode_t = 0o600,
+    package func writeFileAtomically(_ name: String, contents: [UInt8], mode: mode_t = 0o600,
                              syncDirectory: Bool = false) throws(Errno) {
         let temporary = ReservedNames.temporaryPrefix + ObjectID.random().description
         let file = try FileDescriptor.open(temporary, in: self, [.writeOnly, .create, .exclusive], mode: mode)
@@ -31,7 +31,7 @@ extension FileDescriptor {
     /// Makes a symlink to `target` in this directory under a fresh temporary name, with the
     /// owner and times of `original` (the symlink it is to replace), and returns that name:
     /// a symlink's target cannot change in place, so a new one is renamed over the old.
-    func makeTemporarySymlink(to target: String, like original: stat) throws(Errno) -> String {
+    package func makeTemporarySymlink(to target: String, like original: stat) throws(Errno) -> String {
         let temporary = ReservedNames.temporaryPrefix + ObjectID.random().description
         try makeSymlink(temporary, target: target)
         do throws(Errno) {

@@ -2,7 +2,7 @@ import ProtfsCrypto
 
 /// Every key derived in protfs, each with its own `crypto_kdf` context (one purpose per key).
 /// Changing a context changes the format: the known-answer tests pin them.
-enum KDFContexts {
+package enum KDFContexts {
     // Subkeys of the device key (the analog of the hardware UID).
     static let deviceKeyCheck = KDFContext("pfdevchk")
     static let keybagMAC = KDFContext("pfbagmac")
@@ -24,8 +24,8 @@ enum KDFContexts {
     static let itemName = KDFContext("pfitmnam")
     static let itemMetadata = KDFContext("pfitmmet")
     // Subkeys of a backup passphrase's Argon2id output (docs/BACKUP.md).
-    static let backupStream = KDFContext("pfbkstrm")
-    static let backupKeybag = KDFContext("pfbkkbag")
+    package static let backupStream = KDFContext("pfbkstrm")
+    package static let backupKeybag = KDFContext("pfbkkbag")
 }
 
 /// The keys derived from the device key. Available in every lock state.
@@ -104,7 +104,7 @@ public struct ObjectID: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+    package func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

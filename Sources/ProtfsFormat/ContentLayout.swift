@@ -73,30 +73,30 @@ public enum ContentLayout {
 
 extension ContentLayout {
     /// The plaintext bytes of chunk `index` in a file of `plaintextSize` bytes.
-    static func plaintextRange(ofChunk index: Int64, plaintextSize: Int64) -> Range<Int64> {
+    package static func plaintextRange(ofChunk index: Int64, plaintextSize: Int64) -> Range<Int64> {
         let start = index * Int64(chunkByteCount)
         return start ..< start + Int64(chunkLength(ofChunk: index, plaintextSize: plaintextSize))
     }
 
     /// The sealed bytes of chunk `index` inside the buffer that holds `run`.
-    static func sealedChunk(_ index: Int64, of run: Range<Int64>, in buffer: UnsafeMutableRawBufferPointer,
+    package static func sealedChunk(_ index: Int64, of run: Range<Int64>, in buffer: UnsafeMutableRawBufferPointer,
                             plaintextLength: Int) -> UnsafeMutableRawBufferPointer {
         let start = Int(index - run.lowerBound) * sealedChunkByteCount
         return UnsafeMutableRawBufferPointer(rebasing: buffer[start ..< start + plaintextLength + chunkOverhead])
     }
 
     /// The bytes of `buffer` that hold the file range `range`, when `buffer` starts at file offset `origin`.
-    static func slice(_ buffer: UnsafeMutableRawBufferPointer, _ range: Range<Int64>, relativeTo origin: Int64) -> UnsafeMutableRawBufferPointer {
+    package static func slice(_ buffer: UnsafeMutableRawBufferPointer, _ range: Range<Int64>, relativeTo origin: Int64) -> UnsafeMutableRawBufferPointer {
         UnsafeMutableRawBufferPointer(rebasing: buffer[Int(range.lowerBound - origin) ..< Int(range.upperBound - origin)])
     }
 
     /// `chunks` in pieces of at most `length` chunks, one backing call each.
-    static func runs(of chunks: Range<Int64>, atMost length: Int64) -> [Range<Int64>] {
+    package static func runs(of chunks: Range<Int64>, atMost length: Int64) -> [Range<Int64>] {
         stride(from: chunks.lowerBound, to: chunks.upperBound, by: Int(length)).map { $0 ..< min($0 + length, chunks.upperBound) }
     }
 
     /// Sorted, with overlapping or adjacent ranges joined (so a run is one backing write).
-    static func merged(_ ranges: [Range<Int64>]) -> [Range<Int64>] {
+    package static func merged(_ ranges: [Range<Int64>]) -> [Range<Int64>] {
         ranges.filter { !$0.isEmpty }.sorted { $0.lowerBound < $1.lowerBound }.reduce(into: []) { result, range in
             if let last = result.last, range.lowerBound <= last.upperBound {
                 result[result.count - 1] = last.lowerBound ..< max(last.upperBound, range.upperBound)

@@ -36,7 +36,7 @@ struct WrappedFileKey: Sendable {
     /// Wraps `fileKey` for `protectionClass`. Needs only the class public key for
     /// `completeUnlessOpen`, the class key otherwise; `EACCES` when it is not in `keyring`.
     init(wrapping fileKey: LockedKey, for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16,
-         keyring: ClassKeyring) throws(Errno) {
+         keyring: any ClassKeySource) throws(Errno) {
         let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, version: version, vaultID: keyring.vaultID)
         switch FileKeyWrapKind(for: protectionClass) {
         case .classKey:
@@ -62,7 +62,7 @@ struct WrappedFileKey: Sendable {
 
     /// Unwraps the per-file key: `EACCES` when the class key (for `completeUnlessOpen`, its
     /// private key) is not installed, `EIO` when authentication fails.
-    func unwrap(for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16, keyring: ClassKeyring) throws(Errno) -> LockedKey {
+    func unwrap(for protectionClass: ProtectionClass, fileID: ObjectID, version: UInt16, keyring: any ClassKeySource) throws(Errno) -> LockedKey {
         guard let classKey = keyring.key(for: protectionClass) else { throw .permissionDenied }
         let ad = Self.associatedData(protectionClass: protectionClass, fileID: fileID, version: version, vaultID: keyring.vaultID)
         let unwrapKey: LockedKey
@@ -90,7 +90,7 @@ struct WrappedFileKey: Sendable {
     }
 
     private static func classBWrapKey(shared: LockedKey, ephemeralPublicKey: [UInt8], classPublicKey: [UInt8],
-                                      keyring: ClassKeyring, fileID: ObjectID) -> LockedKey {
+                                      keyring: any ClassKeySource, fileID: ObjectID) -> LockedKey {
         var hash = BLAKE2b(outputByteCount: LockedKey.byteCount)
         hash.update(classBWrapContext)
         hash.update(shared)

@@ -19,7 +19,7 @@ public enum ReservedNames {
 
     /// Whether a backing name in a vault directory is a regular file of the vault (an
     /// encoded name, or a long one without its sidecar suffix), so a file with a header.
-    static func isVaultFile(_ name: String) -> Bool {
+    package static func isVaultFile(_ name: String) -> Bool {
         guard name.hasPrefix(namespacePrefix) else { return true }
         return name.hasPrefix(longPrefix) && !name.hasSuffix(sidecarSuffix)
     }

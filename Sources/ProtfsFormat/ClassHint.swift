@@ -36,11 +36,6 @@ public enum ClassHint {
         try object.setExtendedAttribute(attributeName, seal(protectionClass, objectID: objectID, keys: keys))
     }
 
-    /// The hint of a file just created, through its open content.
-    public static func write(_ protectionClass: ProtectionClass, to file: EncryptedFile, keys: FilesystemKeys) throws(Errno) {
-        try file.setBackingAttribute(attributeName, seal(protectionClass, objectID: file.fileID, keys: keys))
-    }
-
     /// Takes the hint away before the truth changes: a crash before the new hint is written
     /// then leaves a missing hint, which is rewritten silently, never a stale one (EIO).
     public static func remove(from object: FileDescriptor) throws(Errno) {

@@ -147,7 +147,7 @@ public enum SymlinkTarget {
 
     /// The link id of an out-of-line target, `@<32 lowercase hex digits>` in either format,
     /// else nil (fsck collects them to find blobs no symlink refers to).
-    static func linkID(of backingTarget: String) -> ObjectID? {
+    package static func linkID(of backingTarget: String) -> ObjectID? {
         split(backingTarget).flatMap { linkID(ofBody: $0.body) }
     }
 
