@@ -33,6 +33,7 @@ let package = Package(
         .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
+        .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCrypto"]),
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
