@@ -93,9 +93,9 @@ int protfs_spawn_in_new_session(const char *path, char *const argv[], char *cons
 int protfs_errno(void) { return errno; }
 void protfs_set_errno(int value) { errno = value; }
 
-void protfs_write_stderr(const char *bytes, size_t count) {
+void protfs_write_all(int fd, const char *bytes, size_t count) {
     while (count > 0) {
-        ssize_t n = write(STDERR_FILENO, bytes, count);
+        ssize_t n = write(fd, bytes, count);
         if (n < 0) { if (errno == EINTR) continue; return; }
         bytes += n;
         count -= (size_t)n;

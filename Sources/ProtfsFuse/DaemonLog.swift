@@ -11,11 +11,14 @@ public final class DaemonLog: Sendable {
     public static let rememberedDamage = 4096
 
     public let debug: Bool
+    /// Where lines go until `detach()`: stderr, or a test's own file.
+    private let output: Int32
     private let toSyslog: Atomic<Bool>
     private let reported = Mutex(RecentMessages(capacity: DaemonLog.rememberedDamage))
 
-    public init(debug: Bool) {
+    public init(debug: Bool, output: Int32 = STDERR_FILENO) {
         self.debug = debug
+        self.output = output
         toSyslog = Atomic(false)
     }
 
@@ -44,7 +47,7 @@ public final class DaemonLog: Sendable {
             }
         } else {
             let line = "protfs: \(message)\n"
-            line.withCString { protfs_write_stderr($0, strlen($0)) }
+            line.withCString { protfs_write_all(output, $0, strlen($0)) }
         }
     }
 }

@@ -48,8 +48,9 @@ int protfs_spawn_in_new_session(const char *path, char *const argv[], char *cons
                                 pid_t *pid);
 int protfs_errno(void);
 void protfs_set_errno(int value);
-/// Write to stderr without touching the `stderr` global (mutable state Swift 6 rejects).
-void protfs_write_stderr(const char *bytes, size_t count);
+/// Writes all of `bytes` to `fd`, retrying on EINTR and short writes; used for stderr without
+/// touching the `stderr` global (mutable state Swift 6 rejects).
+void protfs_write_all(int fd, const char *bytes, size_t count);
 #include <pthread.h>
 /// Initialises a rwlock that prefers writers, so a lock transition is not starved by a
 /// steady stream of readers (glibc's default prefers readers).
