@@ -55,6 +55,12 @@ public enum ItemLimits {
     /// Per owner uid.
     public static let maximumItemsPerOwner = 1024
     public static let maximumSecretBytesPerOwner = 16 * 1024 * 1024
+    /// Between all owners other than root and the mounting user. Any uid that reaches the
+    /// control socket may keep items, and a user namespace hands one user up to 65,536 uids:
+    /// per-owner bounds alone would let them fill the backing disk and the daemon's index.
+    /// Root and the mounting user keep their per-owner room whatever the others hold.
+    public static let maximumItemsOfOtherUsers = 8192
+    public static let maximumSecretBytesOfOtherUsers = 64 * 1024 * 1024
 
     /// What is wrong with attributes as given, or nil.
     public static func problem(service: String, account: String, label: String?, description: String?, comment: String?,

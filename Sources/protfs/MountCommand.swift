@@ -109,7 +109,8 @@ enum MountCommand {
             fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
                                              reportDamage: { log.damage($0) })
             adapter = FuseAdapter(fileSystem: fileSystem, log: log)
-            let items = ItemStore(vault: vault, controller: controller, reportDamage: { log.damage($0) })
+            let items = ItemStore(vault: vault, controller: controller, privilegedOwners: [0, getuid()],
+                                  reportDamage: { log.damage($0) })
             // A passcode removal interrupted before its items went: finish it.
             if !vault.passcodeSet { try items.deleteAll(requiringPasscode: true) }
             control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,

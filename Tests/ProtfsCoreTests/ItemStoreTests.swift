@@ -5,7 +5,7 @@ import Testing
 @testable import ProtfsCore
 
 /// The item store on a real vault without FUSE: owners, duplicates, the per-owner bounds
-/// (small ones here; the daemon uses `Bounds.perOwner`), and accessibility changes under the
+/// (small ones here; the daemon uses `Bounds.standard`), and accessibility changes under the
 /// lock, which need the old class and the new one.
 @Suite struct ItemStoreTests {
     struct Fixture {
@@ -14,14 +14,15 @@ import Testing
         let controller: LockController
         let store: ItemStore
 
-        init(bounds: ItemStore.Bounds = .perOwner) throws {
+        /// Owners 0 and 1 are privileged, as root and the mounting user are in the daemon.
+        init(bounds: ItemStore.Bounds = .standard) throws {
             let backing = directory.child("backing")
             _ = try Vault.initialize(backing: backing, protectionClass: .complete, deviceKeyPath: directory.child("device.key"),
                                      passcode: { passcode("right") }, kdf: .interactive)
             vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
             try vault.unlock(passcode: passcode("right"))
             controller = LockController(vault: vault, initialState: .unlocked, grace: 0, autolock: 0)
-            store = ItemStore(vault: vault, controller: controller, bounds: bounds)
+            store = ItemStore(vault: vault, controller: controller, bounds: bounds, privilegedOwners: [0, 1])
         }
     }
 
@@ -54,7 +55,7 @@ import Testing
     }
 
     @Test func theBoundsHoldPerOwner() throws {
-        let fixture = try Fixture(bounds: ItemStore.Bounds(items: 3, secretBytes: 100))
+        let fixture = try Fixture(bounds: ItemStore.Bounds(items: 3, secretBytes: 100, othersItems: 100, othersSecretBytes: 1000))
         try fixture.store.add(Self.item("1"), owner: 7, secret: Self.secret(40))
         try fixture.store.add(Self.item("2"), owner: 7, secret: Self.secret(60))
         #expect(throws: ItemError.tooLarge(total: 101, limit: 100)) {
@@ -71,6 +72,36 @@ import Testing
         }
         try fixture.store.delete(identity)
         try fixture.store.add(Self.item("5"), owner: 7, secret: Self.secret(60))
+    }
+
+    /// Any uid reaching the control socket may add items, and a user namespace gives one user
+    /// 65,536 uids: before the shared bound, each of them had the per-owner room of its own.
+    @Test func theOtherUsersShareOneRoomThatLeavesRootAndTheOwnerTheirs() throws {
+        let fixture = try Fixture(bounds: ItemStore.Bounds(items: 2, secretBytes: 100, othersItems: 5, othersSecretBytes: 150))
+        for uid: UInt32 in 1000 ..< 1005 { try fixture.store.add(Self.item("a"), owner: uid, secret: Self.secret(10)) }
+        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150)) {
+            try fixture.store.add(Self.item("a"), owner: 1005, secret: Self.secret(0))
+        }
+        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150)) {
+            try fixture.store.add(Self.item("b"), owner: 1000, secret: Self.secret(0))
+        }
+        // Root and the mounting user keep their own room.
+        for owner: UInt32 in [0, 1] {
+            try fixture.store.add(Self.item("a"), owner: owner, secret: Self.secret(100))
+            try fixture.store.add(Self.item("b"), owner: owner, secret: Self.secret(0))
+        }
+        // The shared secret bytes: a larger secret in an update counts only its growth.
+        let identity = ItemIdentity(owner: 1000, service: "svc", account: "a")
+        try fixture.store.update(identity, changes: ItemChanges(), secret: Self.secret(100))  // 140 of 150
+        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150)) {
+            try fixture.store.update(ItemIdentity(owner: 1001, service: "svc", account: "a"), changes: ItemChanges(),
+                                     secret: Self.secret(21))
+        }
+        try fixture.store.update(ItemIdentity(owner: 1001, service: "svc", account: "a"), changes: ItemChanges(),
+                                 secret: Self.secret(20))
+        // Room freed by one other user is room for another.
+        try fixture.store.delete(identity)
+        try fixture.store.add(Self.item("a"), owner: 1005, secret: Self.secret(0))
     }
 
     @Test func aChangeOfAccessibilityNeedsBothClasses() throws {

@@ -45,6 +45,27 @@ struct ItemTests {
         #expect(vault.item("get", identity, as: Self.alice).stdout.isEmpty)
     }
 
+    /// Root of a user namespace anybody can make is uid 0 there only: the daemon reads the
+    /// peer's uid in its own namespace, so such a "root" owns nothing of root's, cannot act
+    /// for another uid, and counts among the users who share one room (ItemStoreTests).
+    @Test("unshare -Ur makes no root for items: the item is the user's, --uid is refused, root's items stay unseen")
+    func aUserNamespaceRootIsNotRoot() throws {
+        let user = try TestUser.named("protfs-items")
+        let vault = try TestVault()
+        try vault.mount(options: ["allow_other", "grace=600"])
+        defer { try? vault.unmount() }
+        let identity = ["--service", "ns", "--account", "a"]
+        try #require(vault.item("add", identity, stdin: "root's").succeeded)
+        let namespaced = "\(user.runs) unshare -Ur \(TestVault.protfsctl) item"
+        let added = vault.shell("printf %s from-the-namespace | \(namespaced) add \(vault.mountpoint) \(identity.joined(separator: " "))")
+        #expect(added.succeeded, "\(added.stderr)")
+        #expect(vault.item("get", identity, as: user.uid).stdout == "from-the-namespace")
+        #expect(vault.item("get", identity).stdout == "root's")
+        let posing = vault.shell("\(namespaced) get \(vault.mountpoint) \(identity.joined(separator: " ")) --uid 0")
+        #expect(posing.status == 1 && posing.stderr.contains("not allowed"), "\(posing.stderr)")
+        #expect(try vault.itemCount(as: user.uid) == 1)
+    }
+
     @Test("secrets of 0 bytes, binary with NUL and newlines, and 64 KiB round-trip byte-exact; 64 KiB + 1 is a usage error")
     func secretsRoundTripByteExact() throws {
         let vault = try TestVault()

@@ -13,6 +13,8 @@ public enum ItemError: CommandError, Sendable, Equatable {
     case invalid(String)
     case tooMany(limit: Int)
     case tooLarge(total: Int, limit: Int)
+    /// The room that every owner but root and the mounting user share is taken.
+    case othersRoomFull(items: Int, secretBytes: Int)
     case damaged(service: String, account: String)
     case system(operation: String, errno: Errno)
 
@@ -22,7 +24,7 @@ public enum ItemError: CommandError, Sendable, Equatable {
         case .duplicate: .alreadyExists
         case .refusedByLock, .passcodeNotSet: .refusedByLockState
         case .invalid: .usage
-        case .tooMany, .tooLarge, .damaged, .system: .failure
+        case .tooMany, .tooLarge, .othersRoomFull, .damaged, .system: .failure
         }
     }
 
@@ -43,6 +45,9 @@ public enum ItemError: CommandError, Sendable, Equatable {
         case .tooLarge(let total, let limit):
             "your items' secrets would total \(total) bytes, more than the \(limit) one user may keep; delete some, "
                 + "or keep large secrets in files of the same class"
+        case .othersRoomFull(let items, let secretBytes):
+            "the users of this vault other than root and its owner share room for \(items) items and \(secretBytes) bytes "
+                + "of secrets, and it is taken; delete some, or ask the vault's owner"
         case .damaged(let service, let account):
             "the record of the item with service '\(service)' and account '\(account)' is damaged (it does not "
                 + "authenticate); run 'protfs fsck --repair' on the unmounted vault to move it aside"

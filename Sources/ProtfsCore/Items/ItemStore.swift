@@ -23,32 +23,42 @@ public final class ItemStore: Sendable {
         var secretLength: Int
     }
 
-    /// What one owner may keep.
+    /// What one owner may keep, and what the owners other than the privileged ones (root and
+    /// the mounting user) may keep between them.
     public struct Bounds: Sendable {
         public let items: Int
         public let secretBytes: Int
+        public let othersItems: Int
+        public let othersSecretBytes: Int
 
-        public static let perOwner = Bounds(items: ItemLimits.maximumItemsPerOwner,
-                                            secretBytes: ItemLimits.maximumSecretBytesPerOwner)
+        public static let standard = Bounds(items: ItemLimits.maximumItemsPerOwner,
+                                            secretBytes: ItemLimits.maximumSecretBytesPerOwner,
+                                            othersItems: ItemLimits.maximumItemsOfOtherUsers,
+                                            othersSecretBytes: ItemLimits.maximumSecretBytesOfOtherUsers)
 
-        public init(items: Int, secretBytes: Int) {
+        public init(items: Int, secretBytes: Int, othersItems: Int, othersSecretBytes: Int) {
             self.items = items
             self.secretBytes = secretBytes
+            self.othersItems = othersItems
+            self.othersSecretBytes = othersSecretBytes
         }
     }
 
     let vault: Vault
     private let controller: LockController
     private let bounds: Bounds
+    /// Owners outside the shared bound of the others: root and the mounting user.
+    private let privilegedOwners: Set<UInt32>
     let reportDamage: @Sendable (String) -> Void
     /// By record name; nil until the first request.
     let index = Mutex<[String: Entry]?>(nil)
 
-    public init(vault: Vault, controller: LockController, bounds: Bounds = .perOwner,
+    public init(vault: Vault, controller: LockController, bounds: Bounds = .standard, privilegedOwners: Set<UInt32>,
                 reportDamage: @escaping @Sendable (String) -> Void = { _ in }) {
         self.vault = vault
         self.controller = controller
         self.bounds = bounds
+        self.privilegedOwners = privilegedOwners
         self.reportDamage = reportDamage
     }
 
@@ -71,6 +81,7 @@ public final class ItemStore: Sendable {
             let owned = index.values.filter { $0.owner == owner }
             guard owned.count < bounds.items else { throw .tooMany(limit: bounds.items) }
             try checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
+            try checkOthersRoom(owner: owner, in: index, adding: 1, secretBytes: secret.count)
             var attributes = given
             attributes.created = Self.now()
             attributes.modified = attributes.created
@@ -123,6 +134,8 @@ public final class ItemStore: Sendable {
                 if let secret {
                     let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
                     try checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
+                    let growth = secret.count - (index[name]?.secretLength ?? 0)
+                    if growth > 0 { try checkOthersRoom(owner: identity.owner, in: index, adding: 0, secretBytes: growth) }
                 }
                 // The new version is sealed under the new class; the old key is needed to read the
                 // secret that stays, and (SPEC section 6) to change the accessibility.
@@ -218,6 +231,18 @@ public final class ItemStore: Sendable {
 
     private func checkTotal(_ total: Int) throws(ItemError) {
         guard total <= bounds.secretBytes else { throw .tooLarge(total: total, limit: bounds.secretBytes) }
+    }
+
+    /// For an owner other than the privileged ones: the others' items together, with `items`
+    /// more and `secretBytes` more, stay within the shared bound.
+    private func checkOthersRoom(owner: UInt32, in index: [String: Entry], adding items: Int, secretBytes: Int)
+        throws(ItemError) {
+        guard !privilegedOwners.contains(owner) else { return }
+        let others = index.values.filter { entry in entry.owner.map { !privilegedOwners.contains($0) } ?? false }
+        guard others.count + items <= bounds.othersItems,
+              others.reduce(0, { $0 + $1.secretLength }) + secretBytes <= bounds.othersSecretBytes else {
+            throw .othersRoomFull(items: bounds.othersItems, secretBytes: bounds.othersSecretBytes)
+        }
     }
 
     private static func now() -> Int64 { Int64(time(nil)) }
