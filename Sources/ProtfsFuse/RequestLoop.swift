@@ -1,4 +1,5 @@
 import CFuse
+import CProtfsSys
 import Glibc
 import ProtfsSystem
 import Synchronization
@@ -39,6 +40,9 @@ final class RequestLoop: @unchecked Sendable {
 
     private let session: OpaquePointer
     private let device: Int32
+    /// An eventfd made readable by `stop`: a worker that became the reader while another
+    /// handled the last request sleeps in `poll` on the device, which no request will wake.
+    private let stopped: Int32
     private let maxWorkers: Int
     private let largeInFlight = Atomic<Int>(0)
     /// Keeps idle CPUs polling while requests stream in; nil when not wanted or not allowed.
@@ -62,6 +66,7 @@ final class RequestLoop: @unchecked Sendable {
         self.session = session
         self.latency = latency
         device = fuse_session_fd(session)
+        stopped = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         self.maxWorkers = max(2, maxWorkers)
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -76,6 +81,7 @@ final class RequestLoop: @unchecked Sendable {
         }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        close(stopped)
     }
 
     private static func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
@@ -124,6 +130,8 @@ final class RequestLoop: @unchecked Sendable {
             case .ended(let status):
                 fuse_session_exit(session)
                 stop(status: status)
+            case .stopped:
+                continue
             }
         }
     }
@@ -188,6 +196,8 @@ final class RequestLoop: @unchecked Sendable {
             pthread_cond_broadcast(deputyCall)
             pthread_cond_broadcast(followerCall)
         }
+        var one: UInt64 = 1
+        _ = write(stopped, &one, MemoryLayout<UInt64>.size)
     }
 
     // MARK: - Reading and handling
@@ -196,6 +206,8 @@ final class RequestLoop: @unchecked Sendable {
         case request(Int)
         /// Unmounted (0) or the device failed (negative errno).
         case ended(Int32)
+        /// Another worker stopped the loop.
+        case stopped
     }
 
     private func receive(into buffer: UnsafeMutableRawBufferPointer, worker: Int) -> Received {
@@ -223,7 +235,7 @@ final class RequestLoop: @unchecked Sendable {
                     sched_yield()
                     continue
                 }
-                sleepUntilRequest(worker)
+                guard sleepUntilRequest(worker) else { return .stopped }
                 spinUntil = MonotonicClock.nanoseconds(after: Self.spinFor)
             case let error:
                 return .ended(-error)
@@ -231,25 +243,28 @@ final class RequestLoop: @unchecked Sendable {
         }
     }
 
-    private func sleepUntilRequest(_ worker: Int) {
+    /// Sleeps until the device has a request (true) or the loop stops (false).
+    private func sleepUntilRequest(_ worker: Int) -> Bool {
         locked { rota.readerWaits(worker) }
-        var device = pollfd(fd: self.device, events: Int16(POLLIN), revents: 0)
-        if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, within: Self.linger) {
+        var events = [pollfd(fd: device, events: Int16(POLLIN), revents: 0),
+                      pollfd(fd: stopped, events: Int16(POLLIN), revents: 0)]
+        if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &events, within: Self.linger) {
             updateHold { $0.lingered() }
         }
-        while poll(&device, 1, -1) < 0, errno == EINTR {}
+        while poll(&events, 2, -1) < 0, errno == EINTR {}
         locked {
             rota.readerReads(worker)
             // The deputy slept while the reader did; it looks in again from now on.
             pthread_cond_signal(deputyCall)
         }
+        return events[1].revents == 0
     }
 
-    /// Whether `device` became readable within `time` (in poll(2)'s whole milliseconds).
-    private static func wait(for device: inout pollfd, within time: Duration) -> Bool {
+    /// Whether one of `events` became ready within `time` (in poll(2)'s whole milliseconds).
+    private static func wait(for events: inout [pollfd], within time: Duration) -> Bool {
         let milliseconds = Int32(time.wholeNanoseconds / 1_000_000)
-        var ready = poll(&device, 1, milliseconds)
-        while ready < 0, errno == EINTR { ready = poll(&device, 1, milliseconds) }
+        var ready = poll(&events, nfds_t(events.count), milliseconds)
+        while ready < 0, errno == EINTR { ready = poll(&events, nfds_t(events.count), milliseconds) }
         return ready > 0
     }
 

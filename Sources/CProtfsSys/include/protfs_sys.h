@@ -5,6 +5,7 @@
 #include <sys/types.h>
 #include <stdint.h>
 #include <sys/xattr.h>
+#include <sys/eventfd.h>
 
 extern const int protfs_O_PATH;
 extern const int protfs_O_DIRECT;
