@@ -232,6 +232,7 @@ public final class VaultBackup {
                 guard n > 0 else { throw .system(operation: "read (it shrank)", path: display(path), errno: .io) }
                 try appendExtent(offset: offset, Array(buffer[0..<n]))
                 offset += Int64(n)
+                TestDelays.pause(TestDelays.backupPiece)
             }
         }
     }
