@@ -4,7 +4,7 @@ import ProtfsDomain
 // The control protocol between `protfsctl` and the daemon, over the Unix stream socket of
 // `ControlSocketPath`. One request per connection; every integer is big-endian.
 //
-//   request  := magic header secret*
+//   request  := magic header secret* descriptor?
 //   magic    := "PFC" 0x01                       (the protocol version is the last byte)
 //   header   := u32 length (1 ... 65536), then that many bytes of UTF-8 JSON:
 //                 {"request":"status"}
@@ -25,7 +25,8 @@ import ProtfsDomain
 //                  "changes":{SOME ATTRIBUTES},"secret":true|false}        + 1 secret when true
 //                 {"request":"itemDelete","uid":N|null,"service":"...","account":"..."}
 //                 {"request":"itemList","uid":N|null,"service":"..."|null}
-//   secret   := u32 length, then its bytes: a passcode 1 ... 4096, an item's secret 0 ... 65536
+//   secret   := u32 length, then its bytes: a passcode or backup passphrase 1 ... 4096, an
+//               item's secret 0 ... 65536
 //   descriptor := one byte 0 carrying the descriptor (SCM_RIGHTS)
 //
 // ATTRIBUTES: "service", "account", "label", "description", "comment" (strings),

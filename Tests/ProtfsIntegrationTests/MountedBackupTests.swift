@@ -77,7 +77,7 @@ struct MountedBackupTests {
 
     @Test("a locked mounted vault is backed up with its passcode; a lock and directory changes during a backup go through")
     func lockedAndLockingVault() throws {
-        let (vault, passphraseFile) = try Self.mountedVault()
+        let (vault, passphraseFile) = try Self.mountedVault(pieceDelay: "0.2")
         defer { try? vault.unmount() }
         try vault.lock(now: true)
         let wrong = vault.root.path + "/wrong-passcode"
@@ -91,18 +91,23 @@ struct MountedBackupTests {
         #expect(backup.succeeded, "\(backup.stderr)")
         #expect(Self.verify(locked, vault, passphraseFile), "the backup of the locked vault")
 
-        // Unlocked again, a backup runs while the vault locks and a directory is made: the lock
-        // goes through at once, the mkdir after the walk, the archive is whole.
+        // Unlocked again, a backup runs while a directory is made and the vault locks: the
+        // mkdir waits for the walk, the lock goes through at once (its write-out and cache
+        // drop pass the waiting mkdir), the archive is whole.
         try vault.unlock()
         let during = vault.root.path + "/during-lock.protfsbackup"
         let running = try Background(TestVault.protfs, Self.backupArguments(vault, to: during, passphraseFile: passphraseFile))
         defer { running.stop() }
-        usleep(200_000)
+        usleep(700_000)
+        let mkdir = try Background("/bin/mkdir", [vault.path("made-during-backup")])
+        defer { mkdir.stop() }
+        usleep(300_000)
+        #expect(mkdir.process.isRunning, "a directory change waits while the backup walks")
         let started = Date()
         let lock = vault.protfsctl(["lock", "--now", vault.mountpoint], timeout: 10)
         #expect(lock.succeeded && Date().timeIntervalSince(started) < 5, "\(lock.stderr)")
-        let mkdir = CommandRunner.run("/bin/mkdir", [vault.path("made-during-backup")], timeout: 60)
-        #expect(mkdir.succeeded, "\(mkdir.stderr)")
+        let made = mkdir.wait(timeout: 60)
+        #expect(made.status == 0, "\(made.output)")
         let finished = running.wait(timeout: 120)
         #expect(finished.status == 0, "\(finished.output)\n\(vault.daemonOutput)")
         #expect(Self.verify(during, vault, passphraseFile), "the backup during the lock")
