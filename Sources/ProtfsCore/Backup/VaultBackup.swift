@@ -4,10 +4,11 @@ import ProtfsDomain
 import ProtfsFormat
 import ProtfsSystem
 
-/// `protfs backup` of an unmounted vault (docs/BACKUP.md): walks the backing directory
-/// depth-first and streams every object into the archive as it is, except what is bound to
-/// the device: the keybag (replaced by the backup keybag), file headers (re-MACed under a
-/// transport key the backup keybag carries) and `...ThisDeviceOnly` item records (left out).
+/// `protfs backup` (docs/BACKUP.md), of an unmounted vault or, in its daemon, of a mounted one
+/// under the daemon's `SnapshotGate`: walks the backing directory depth-first and streams
+/// every object into the archive as it is, except what is bound to the device: the keybag
+/// (replaced by the backup keybag), file headers (re-MACed under a transport key the backup
+/// keybag carries) and `...ThisDeviceOnly` item records (left out).
 public final class VaultBackup {
     /// How much of a file is read at once: the walk holds no more, whatever the vault's size.
     static let pieceByteCount = 1 << 20
