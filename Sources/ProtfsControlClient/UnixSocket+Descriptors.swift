@@ -28,6 +28,6 @@ extension UnixSocket {
     /// more after its request): checked without waiting.
     public var peerHasHungUp: Bool {
         var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)  // an end of stream reads as input
-        return poll(&poller, 1, 0) != 0
+        return poll(&poller, 1, 0) > 0  // an interrupted poll says nothing
     }
 }
