@@ -67,6 +67,54 @@ int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid) {
 
 int protfs_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC); }
 
+int protfs_open_tmpfile(const char *directory, mode_t mode) {
+    return open(directory, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+}
+
+int protfs_link_tmpfile(int fd, const char *path) {
+    char procPath[64];
+    snprintf(procPath, sizeof procPath, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, procPath, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+int protfs_send_descriptor(int socket, int passed) {
+    char byte = 0;
+    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+    union { struct cmsghdr header; char space[CMSG_SPACE(sizeof(int))]; } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.space,
+                              .msg_controllen = sizeof control.space };
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cmsg), &passed, sizeof(int));
+    return (int)sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
+long protfs_receive_descriptor(int socket, int *passed) {
+    *passed = -1;
+    char byte;
+    struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+    // Room for several, so that extra descriptors a client sends along arrive and are closed
+    // here rather than truncated away unseen.
+    union { struct cmsghdr header; char space[CMSG_SPACE(16 * sizeof(int))]; } control;
+    struct msghdr message = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.space,
+                              .msg_controllen = sizeof control.space };
+    ssize_t n = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    if (n <= 0) return n;
+    for (struct cmsghdr *cmsg = CMSG_FIRSTHDR(&message); cmsg; cmsg = CMSG_NXTHDR(&message, cmsg)) {
+        if (cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS) continue;
+        size_t count = (cmsg->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(cmsg) + i * sizeof(int), sizeof(int));
+            if (*passed == -1) *passed = fd; else close(fd);
+        }
+    }
+    return n;
+}
+
 int protfs_set_undumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 int protfs_is_dumpable(void) { return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0); }
 int protfs_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }

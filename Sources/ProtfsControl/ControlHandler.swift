@@ -2,6 +2,7 @@ import Glibc
 import ProtfsControlClient
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsSystem
 
 /// The daemon side of the control socket. The server checks the peer (SO_PEERCRED) before it
 /// calls the privileged members, decodes the requests and encodes the replies; the daemon
@@ -25,4 +26,10 @@ public protocol ControlHandler: Sendable {
     /// A keychain item request for `owner` (the peer's uid, or the uid root named); `secret`
     /// is the one the request carries, if any. Returns `done`, `item` with the secret, or `items`.
     func item(_ operation: ItemRequest.Operation, owner: uid_t, secret: SecureBuffer?) throws(ControlFailure) -> ControlReplyMessage
+    /// A backup of the vault (SPEC section 7) streamed into `archive`, the client's file, which
+    /// the handler checks before it writes. `passcode` nil: the client says the vault has none.
+    /// `progress` gets the objects and file bytes so far after each object; it returns false
+    /// once the client is gone, and the walk stops. Returns the items left out.
+    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
+                progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Bool) throws(ControlFailure) -> Int
 }

@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsControlClient
 import ProtfsCrypto
+import ProtfsSystem
 
 /// One accepted connection: reads the request within the time limit, checks the peer,
 /// calls the handler and replies. Every malformed input gets a `failure` reply naming the
@@ -19,7 +20,8 @@ struct ControlSession {
 
     func serve() {
         socket.setSendTimeout(ControlLimits.requestTimeout)
-        var source = SocketByteSource(socket: socket, deadline: Deadline(after: ControlLimits.requestTimeout))
+        let deadline = Deadline(after: ControlLimits.requestTimeout)
+        var source = SocketByteSource(socket: socket, deadline: deadline)
         let message: ControlRequestMessage
         do {
             message = try ControlWire.readRequest(from: &source)
@@ -41,6 +43,7 @@ struct ControlSession {
                 watch()
             }
         case .item(let request): reply(answer(request, secrets: message.secrets))
+        case .backup(let withPasscode): reply(backup(message.secrets, withPasscode: withPasscode, deadline: deadline))
         default: reply(answer(message))
         }
     }
@@ -94,9 +97,30 @@ struct ControlSession {
                 return .done
             case .backingPath(let components):
                 return .backingPath(try handler.backingPath(of: components))
-            case .watch, .item:
-                preconditionFailure("served by watch() and answer(_:secrets:)")
+            case .watch, .item, .backup:
+                preconditionFailure("served by watch(), answer(_:secrets:) and backup(_:withPasscode:deadline:)")
             }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Takes the archive's descriptor, which follows the secrets within the request's time,
+    /// and runs the backup on this connection's thread, telling the client how far it is.
+    private func backup(_ secrets: [SecureBuffer], withPasscode: Bool, deadline: Deadline) -> ControlReply {
+        let archive: FileDescriptor?
+        do { archive = try socket.receiveDescriptor(deadline: deadline) } catch {
+            return .failure(ControlFailure(.failure, "the daemon refused the request: \(error)"))
+        }
+        guard let archive else {
+            return .failure(ControlFailure(.failure, "the daemon refused the request: the archive's descriptor is missing"))
+        }
+        defer { archive.close() }
+        let progress = BackupProgressReport(socket: socket)
+        do throws(ControlFailure) {
+            let itemsLeftOut = try handler.backup(into: archive, passcode: withPasscode ? secrets[0] : nil,
+                                                  passphrase: secrets[secrets.count - 1], progress: progress.send)
+            return .backedUp(itemsLeftOut: itemsLeftOut)
         } catch {
             return .failure(error)
         }

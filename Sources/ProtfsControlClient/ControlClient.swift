@@ -97,7 +97,7 @@ public struct ControlClient: Sendable {
                        + "protfsctl and the daemon must come from the same release")
     }
 
-    private func connect() throws(ControlFailure) -> UnixSocket {
+    func connect() throws(ControlFailure) -> UnixSocket {
         var refusal: Errno?
         for path in candidates {
             do {
@@ -113,7 +113,7 @@ public struct ControlClient: Sendable {
         throw Self.noDaemon(mountpoint, directories)
     }
 
-    private func write(_ request: ControlRequest, secrets: [SecureBuffer], to socket: UnixSocket) throws(ControlFailure) {
+    func write(_ request: ControlRequest, secrets: [SecureBuffer], to socket: UnixSocket) throws(ControlFailure) {
         var sink = SocketByteSink(socket: socket)
         do {
             try ControlWire.write(request, secrets: secrets, to: &sink)
@@ -126,7 +126,7 @@ public struct ControlClient: Sendable {
         }
     }
 
-    private func readReply(from source: inout SocketByteSource) throws(ControlFailure) -> ControlReply? {
+    func readReply(from source: inout SocketByteSource) throws(ControlFailure) -> ControlReply? {
         do {
             return try ControlWire.readReply(from: &source)
         } catch {

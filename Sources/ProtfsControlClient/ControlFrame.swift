@@ -68,7 +68,11 @@ public enum ControlWire {
         let request: ControlRequest = try decode(header)
         var secrets: [SecureBuffer] = []
         for allowed in request.secretLengths {
-            let field = if case .item = request { "secret" } else { "passcode" }
+            let field = switch request {
+            case .item: "secret"
+            case .backup: secrets.count + 1 == request.secretCount ? "backup passphrase" : "passcode"
+            default: "passcode"
+            }
             secrets.append(try readSecret(from: &source, field: field, allowed: allowed))
         }
         return ControlRequestMessage(request: request, secrets: secrets)

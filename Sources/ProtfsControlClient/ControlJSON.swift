@@ -52,6 +52,7 @@ extension ControlRequest: Codable {
             }
             throw DecodingError.dataCorrupted(.init(codingPath: [WireKey("components")], debugDescription: problem))
         case "watch": try keys(); self = .watch
+        case "backup": try keys("passcode"); self = .backup(passcode: try container.decode(Bool.self, forKey: WireKey("passcode")))
         case "itemAdd":
             try keys("uid", "item")
             self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
@@ -94,6 +95,9 @@ extension ControlRequest: Codable {
             try container.encode("backingPath", forKey: WireKey("request"))
             try container.encode(components, forKey: WireKey("components"))
         case .watch: try container.encode("watch", forKey: WireKey("request"))
+        case .backup(let passcode):
+            try container.encode("backup", forKey: WireKey("request"))
+            try container.encode(passcode, forKey: WireKey("passcode"))
         case .item(let request):
             try container.encode(request.kind, forKey: WireKey("request"))
             try container.encode(request.uid, forKey: WireKey("uid"))
@@ -147,6 +151,13 @@ extension ControlReply: Codable {
         case "event": try keys("event"); self = .event(try container.decode(LockEvent.self, forKey: WireKey("event")))
         case "item": try keys("item"); self = .item(try container.decodeItem(forKey: "item", withTimes: true))
         case "items": try keys("items"); self = .items(try container.decodeItems(forKey: "items"))
+        case "backupProgress":
+            try keys("objects", "bytes")
+            self = .backupProgress(objects: try container.decode(UInt64.self, forKey: WireKey("objects")),
+                                   bytes: try container.decode(UInt64.self, forKey: WireKey("bytes")))
+        case "backedUp":
+            try keys("itemsLeftOut")
+            self = .backedUp(itemsLeftOut: try container.decode(Int.self, forKey: WireKey("itemsLeftOut")))
         default: throw container.unknownKind(kind, of: "reply")
         }
     }
@@ -177,6 +188,13 @@ extension ControlReply: Codable {
         case .items(let list):
             try container.encode("items", forKey: WireKey("reply"))
             try container.encodeItems(list, forKey: "items")
+        case .backupProgress(let objects, let bytes):
+            try container.encode("backupProgress", forKey: WireKey("reply"))
+            try container.encode(objects, forKey: WireKey("objects"))
+            try container.encode(bytes, forKey: WireKey("bytes"))
+        case .backedUp(let itemsLeftOut):
+            try container.encode("backedUp", forKey: WireKey("reply"))
+            try container.encode(itemsLeftOut, forKey: WireKey("itemsLeftOut"))
         }
     }
 }

@@ -4,7 +4,7 @@ import ProtfsDomain
 // The control protocol between `protfsctl` and the daemon, over the Unix stream socket of
 // `ControlSocketPath`. One request per connection; every integer is big-endian.
 //
-//   request  := magic header secret*
+//   request  := magic header secret* descriptor?
 //   magic    := "PFC" 0x01                       (the protocol version is the last byte)
 //   header   := u32 length (1 ... 65536), then that many bytes of UTF-8 JSON:
 //                 {"request":"status"}
@@ -16,13 +16,18 @@ import ProtfsDomain
 //                 {"request":"removePasscode"}                  + 1 secret: the current one
 //                 {"request":"backingPath","components":[[byte, ...], ...]}
 //                 {"request":"watch"}
+//                 {"request":"backup","passcode":true|false}    + the passcode when true, then
+//                                                               the backup passphrase, then
+//                                                               the archive's descriptor
 //                 {"request":"itemAdd","uid":N|null,"item":{ATTRIBUTES}}     + 1 secret: the item's
 //                 {"request":"itemGet","uid":N|null,"service":"...","account":"..."}
 //                 {"request":"itemUpdate","uid":N|null,"service":"...","account":"...",
 //                  "changes":{SOME ATTRIBUTES},"secret":true|false}        + 1 secret when true
 //                 {"request":"itemDelete","uid":N|null,"service":"...","account":"..."}
 //                 {"request":"itemList","uid":N|null,"service":"..."|null}
-//   secret   := u32 length, then its bytes: a passcode 1 ... 4096, an item's secret 0 ... 65536
+//   secret   := u32 length, then its bytes: a passcode or backup passphrase 1 ... 4096, an
+//               item's secret 0 ... 65536
+//   descriptor := one byte 0 carrying the descriptor (SCM_RIGHTS)
 //
 // ATTRIBUTES: "service", "account", "label", "description", "comment" (strings),
 // "generic" (base64), "accessible" (canonical name); an item in a reply also has "created"
@@ -44,6 +49,8 @@ import ProtfsDomain
 //                 {"reply":"event","event":"..."}          stays, one frame per event
 //                 {"reply":"item","item":{ATTRIBUTES}}     then 1 secret, as in a request
 //                 {"reply":"items","items":[{ATTRIBUTES}, ...]}   (never a secret)
+//                 {"reply":"backupProgress","objects":N,"bytes":N}  a backup, now and then
+//                 {"reply":"backedUp","itemsLeftOut":N}              a backup, at its end
 //
 // A reply is at most 64 MiB (a list of many items); the client reads it from its own daemon.
 //
@@ -64,6 +71,9 @@ public enum ControlRequest: Sendable, Equatable {
     case backingPath([[UInt8]])
     case watch
     case item(ItemRequest)
+    /// A backup of the mounted vault (SPEC section 7) into the descriptor that follows the
+    /// secrets; `passcode`: the vault has one, and it comes first.
+    case backup(passcode: Bool)
 
     /// The secrets that follow the header on the wire: how many, and the lengths each may have.
     public var secretLengths: [ClosedRange<Int>] {
@@ -73,6 +83,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .changePasscode: return [passcode, passcode]
         case .setPasscode, .removePasscode: return [passcode]
         case .item(let request): return request.secretLengths
+        case .backup(let withPasscode): return (withPasscode ? [passcode] : []) + [passcode]
         case .status, .lock, .backingPath, .watch, .unlockWithoutPasscode: return []
         }
     }
@@ -84,7 +95,7 @@ public enum ControlRequest: Sendable, Equatable {
     public var needsMountingUser: Bool {
         switch self {
         case .status, .watch, .item: false
-        case .lock, .unlock, .changePasscode, .backingPath, .unlockWithoutPasscode, .setPasscode, .removePasscode: true
+        case .lock, .unlock, .changePasscode, .backingPath, .unlockWithoutPasscode, .setPasscode, .removePasscode, .backup: true
         }
     }
 
@@ -98,6 +109,7 @@ public enum ControlRequest: Sendable, Equatable {
         case .backingPath: "look up backing paths in"
         case .watch: "watch"
         case .item: "use the keychain items of"
+        case .backup: "make a backup of"
         }
     }
 }
@@ -133,6 +145,10 @@ public enum ControlReply: Sendable, Equatable {
     case item(ItemAttributes)
     /// Attributes only, never a secret.
     case items([ItemAttributes])
+    /// How far a backup is: objects and file bytes so far.
+    case backupProgress(objects: UInt64, bytes: UInt64)
+    /// A backup is complete and synced; how many `...ThisDeviceOnly` items it left out.
+    case backedUp(itemsLeftOut: Int)
 }
 
 /// The limits every frame is held to, on both sides.

@@ -95,20 +95,25 @@ public struct UnixSocket: Sendable {
     /// end of stream.
     public func receive(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?) throws(ControlWireError) -> Int {
         while true {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let wait = deadline.map { Int32(clamping: $0.millisecondsLeft) } ?? -1
-            if wait == 0 { throw .timedOut }
-            let ready = poll(&poller, 1, wait)
-            if ready < 0 {
-                if protfs_errno() == EINTR { continue }
-                throw .system(operation: "poll", errno: protfs_errno())
-            }
-            if ready == 0 { throw .timedOut }
+            try waitUntilReadable(deadline: deadline)
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n >= 0 { return n }
             let error = protfs_errno()
             if error == EINTR || error == EAGAIN { continue }
             throw .system(operation: "recv", errno: error)
+        }
+    }
+
+    /// Returns once there is something to read (or the end of stream); `.timedOut` at `deadline`.
+    func waitUntilReadable(deadline: Deadline?) throws(ControlWireError) {
+        while true {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let wait = deadline.map { Int32(clamping: $0.millisecondsLeft) } ?? -1
+            if wait == 0 { throw .timedOut }
+            let ready = poll(&poller, 1, wait)
+            if ready > 0 { return }
+            if ready == 0 { throw .timedOut }
+            if protfs_errno() != EINTR { throw .system(operation: "poll", errno: protfs_errno()) }
         }
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// The kernel's table of mounts (`/proc/mounts`), read by `protfs mount` (is a protfs mount
 /// already there?) and `protfsctl backing-path` (which mount holds this path?).
 public enum MountTable {
@@ -29,6 +31,26 @@ public enum MountTable {
             let fields = line.split(separator: " ")
             return fields.count >= 5 && unescape(String(fields[4])) == mountpoint
         }.map { String($0.split(separator: " ")[2]) }
+    }
+
+    /// A device number as `/proc/self/mountinfo` writes it, `major:minor`.
+    public static func deviceName(_ device: dev_t) -> String {
+        let major = (device >> 8) & 0xFFF | (device >> 32) & ~0xFFF
+        let minor = device & 0xFF | (device >> 12) & ~0xFF
+        return "\(major):\(minor)"
+    }
+
+    /// The mount points of the protfs mounts of the backing directory `canonicalBacking`
+    /// (their source, which `fsname` set), from `/proc/self/mountinfo`.
+    public static func protfsMountPoints(ofBacking canonicalBacking: String) -> [String] {
+        lines(of: "/proc/self/mountinfo").compactMap { line in
+            let fields = line.split(separator: " ")
+            // id parent major:minor root mountpoint options [optional...] - type source options
+            guard fields.count >= 7, let separator = fields.dropFirst(6).firstIndex(of: "-"),
+                  separator + 2 < fields.count, fields[separator + 1] == protfsType,
+                  unescape(String(fields[separator + 2])) == canonicalBacking else { return nil }
+            return unescape(String(fields[4]))
+        }
     }
 
     /// The lines of a kernel table (none when it cannot be read).

@@ -2,10 +2,11 @@ import ProtfsCommandLine
 import ProtfsCore
 import ProtfsFormat
 import ProtfsCrypto
+import ProtfsSystem
 
 /// `protfs backup BACKING ARCHIVE [--device-key PATH] [--passcode-file F] [--backup-passphrase-file F]`
-/// and `protfs backup --verify ARCHIVE [--backup-passphrase-file F]` (docs/BACKUP.md). The vault
-/// must be unmounted: the daemon holds its lock (a backup through the daemon is a later step).
+/// and `protfs backup --verify ARCHIVE [--backup-passphrase-file F]` (docs/BACKUP.md). A mounted
+/// vault is backed up by its daemon (`MountedBackup`), which holds the backing directory.
 enum BackupCommand {
     static let command = Command(
         name: "backup",
@@ -24,6 +25,16 @@ enum BackupCommand {
             return
         }
         let operands = try arguments.operands("BACKING", "ARCHIVE")
+        if let backing = CanonicalPath.resolved(operands[0]),
+           let mountpoint = MountTable.protfsMountPoints(ofBacking: backing).last {
+            if arguments.value("--device-key") != nil {
+                writeError("protfs backup: warning: \(backing) is mounted: its daemon's device key is used, not --device-key\n")
+            }
+            try MountedBackup.run(backing: backing, mountpoint: mountpoint, archive: operands[1],
+                                  passcodes: PasscodeReader(passcodeFile: arguments.value("--passcode-file")),
+                                  passphrases: passphrases)
+            return
+        }
         let vault = try Vault.open(backing: operands[0], deviceKeyPath: arguments.value("--device-key"))
         for warning in vault.warnings { writeError("protfs backup: warning: \(warning)\n") }
         let classKeys: PasscodeClassKeys

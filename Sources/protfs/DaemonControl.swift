@@ -4,6 +4,8 @@ import ProtfsControlClient
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFuse
+import ProtfsSystem
 
 /// The daemon's answers to `protfsctl`: the control server checks who asks, this does it.
 final class DaemonControl: ControlHandler {
@@ -12,8 +14,11 @@ final class DaemonControl: ControlHandler {
     let fileSystem: VaultFileSystem
     let items: ItemStore
     let mountpoint: String
+    let log: DaemonLog
 
-    init(controller: LockController, vault: Vault, fileSystem: VaultFileSystem, items: ItemStore, mountpoint: String) {
+    init(controller: LockController, vault: Vault, fileSystem: VaultFileSystem, items: ItemStore, mountpoint: String,
+         log: DaemonLog) {
+        self.log = log
         self.controller = controller
         self.vault = vault
         self.fileSystem = fileSystem

@@ -106,15 +106,16 @@ enum MountCommand {
         let adapter: FuseAdapter
         let control: ControlServer
         do {
+            let snapshots = SnapshotGate()
             fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
-                                             reportDamage: { log.damage($0) })
+                                             snapshots: snapshots, reportDamage: { log.damage($0) })
             adapter = FuseAdapter(fileSystem: fileSystem, log: log)
-            let items = ItemStore(vault: vault, controller: controller, privilegedOwners: [0, getuid()],
+            let items = ItemStore(vault: vault, controller: controller, snapshots: snapshots, privilegedOwners: [0, getuid()],
                                   reportDamage: { log.damage($0) })
             // A passcode removal interrupted before its items went: finish it.
             if !vault.passcodeSet { try items.deleteAll(requiringPasscode: true) }
             control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,
-                                                               items: items, mountpoint: mountpoint),
+                                                               items: items, mountpoint: mountpoint, log: log),
                                         mountpoint: mountpoint, mountingUser: getuid())
             session = try FuseSession(adapter: adapter, configuration: configuration)
         } catch let error as FuseSessionError {

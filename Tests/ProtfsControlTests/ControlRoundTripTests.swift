@@ -4,6 +4,8 @@ import Testing
 import ProtfsControl
 @testable import ProtfsControlClient
 import ProtfsCore
+import ProtfsSystem
+import Glibc
 
 /// Every request through the real client and server, against the fake daemon.
 @Suite struct ControlRoundTripTests {
@@ -53,6 +55,29 @@ import ProtfsCore
         #expect(try client.send(.backingPath([[0x61], [0xFF, 0x01]])) == .backingPath("61/ff1"))
         #expect(throws: ControlFailure(.notFound, "no such entry")) {
             try client.send(.backingPath([Array("missing".utf8)]))
+        }
+    }
+
+    @Test("a backup request passes the archive's descriptor and its secrets, and streams progress")
+    func backupPassesTheArchive() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        let path = NSTemporaryDirectory() + "/protfs-archive-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let archive = try FileDescriptor.open(path: path, [.readWrite, .create, .exclusive], mode: 0o600)
+        defer {
+            archive.close()
+            unlink(path)
+        }
+        let passphrase: [UInt8] = [0x00, 0x0A, 0xFF] + Array("a backup passphrase".utf8)
+        var reports: [[UInt64]] = []
+        let leftOut = try client.backup(into: archive, passcode: secret(FakeHandler.passcode), passphrase: secret(passphrase)) {
+            reports.append([$0, $1])
+        }
+        #expect(leftOut == 3)
+        #expect(reports == [[1, 10], [2, 20]])
+        #expect(try archive.readAll() == passphrase)
+        #expect(throws: ControlFailure(.wrongPasscode, "wrong passcode")) {
+            try client.backup(into: archive, passcode: secret(Array("guess".utf8)), passphrase: secret(passphrase)) { _, _ in }
         }
     }
 

@@ -25,6 +25,8 @@ import ProtfsCore
         (.item(ItemRequest(uid: nil, .delete(service: "s", account: "a"))), []),
         (.item(ItemRequest(uid: nil, .list(service: nil))), []),
         (.item(ItemRequest(uid: 7, .list(service: "s"))), []),
+        (.backup(passcode: true), [Array("passcode".utf8), [0, 0x0A, 0xFF]]),
+        (.backup(passcode: false), [Array("passphrase".utf8)]),
     ]
 
     static let replies: [ControlReply] = [
@@ -38,6 +40,8 @@ import ProtfsCore
         .items([ItemAttributes(service: "s", account: "a", label: "L", description: "D", comment: "C", generic: [1],
                                accessibility: .whenPasscodeSetThisDeviceOnly, created: 1, modified: 2)]),
         .items([]),
+        .backupProgress(objects: 12, bytes: 1 << 40),
+        .backedUp(itemsLeftOut: 4),
     ]
 
     @Test func requestsRoundTrip() throws {

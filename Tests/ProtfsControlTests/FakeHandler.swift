@@ -4,6 +4,7 @@ import ProtfsControl
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsSystem
 import Synchronization
 
 /// A daemon stand-in: remembers what it was asked, knows one passcode, and lets tests emit
@@ -111,6 +112,23 @@ final class FakeHandler: ControlHandler {
                 return ControlReplyMessage(reply: .items(all.sorted { $0.account < $1.account }))
             }
         }
+    }
+
+    /// Writes the passphrase it got into the archive, reports progress twice, and says 3
+    /// items were left out.
+    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
+                progress: @escaping (UInt64, UInt64) -> Bool) throws(ControlFailure) -> Int {
+        guard let passcode else { throw ControlFailure(.usage, "this vault has a passcode") }
+        try check(passcode)
+        do throws(Errno) {
+            try passphrase.withUnsafeBytes { bytes throws(Errno) in try archive.write(bytes, at: 0) }
+        } catch {
+            throw ControlFailure(.failure, "cannot write the archive: \(error)")
+        }
+        _ = progress(1, 10)
+        usleep(300_000)  // past the interval between progress reports
+        _ = progress(2, 20)
+        return 3
     }
 
     private func check(_ passcode: SecureBuffer) throws(ControlFailure) {

@@ -42,6 +42,29 @@ struct BackupTests {
                                              "--passcode-file", passcodeFile, "--backup-passphrase-file", passphraseFile])
     }
 
+    /// A new vault restored from `archive` under another device key and passcode, mounted.
+    static func restoredElsewhere(_ archive: String, passphraseFile: String) throws -> TestVault {
+        let restored = try TestVault(initialize: false)
+        try (otherPasscode + "\n").write(toFile: restored.passcodeFile, atomically: true, encoding: .utf8)
+        let result = restore(archive, into: restored.backing, deviceKey: restored.deviceKey,
+                             passcodeFile: restored.passcodeFile, passphraseFile: passphraseFile)
+        try #require(result.succeeded, "\(result.stderr)")
+        try restored.mount()
+        return restored
+    }
+
+    /// The migratable items came back with their secrets; the `...ThisDeviceOnly` ones did not.
+    static func expectMigratableItemsOnly(in restored: TestVault) {
+        for accessible in accessibilities {
+            let got = restored.item("get", ["--service", "backup", "--account", accessible])
+            if accessible.hasSuffix("ThisDeviceOnly") {
+                #expect(got.status == 6, "\(accessible): \(got.stderr)")
+            } else {
+                #expect(got.stdout == "\(marker) secret \(accessible)", "\(accessible): \(got.stderr)")
+            }
+        }
+    }
+
     @Test("a restore under another device key and passcode is identical, with the migratable items only; no plaintext in the archive")
     func roundTripUnderAnotherDevice() throws {
         let (vault, archive, passphraseFile) = try Self.backedUpVault()
@@ -66,15 +89,10 @@ struct BackupTests {
                 "\(count) / \(verified.stdout)")
         #expect(independent.stdout.contains("f protfs.items/") && !independent.stdout.contains("protfs.keybag"))
 
-        let restored = try TestVault(initialize: false)
-        try (Self.otherPasscode + "\n").write(toFile: restored.passcodeFile, atomically: true, encoding: .utf8)
-        let result = Self.restore(archive, into: restored.backing, deviceKey: restored.deviceKey,
-                                  passcodeFile: restored.passcodeFile, passphraseFile: passphraseFile)
-        try #require(result.succeeded, "\(result.stderr)")
+        let restored = try Self.restoredElsewhere(archive, passphraseFile: passphraseFile)
+        defer { try? restored.unmount() }
         try vault.mount()
         defer { try? vault.unmount() }
-        try restored.mount()
-        defer { try? restored.unmount() }
         let compared = CommandRunner.script("compare-trees.py", [vault.mountpoint, restored.mountpoint])
         #expect(compared.succeeded, "\(compared.stdout)\(compared.stderr)")
         #expect(restored.protectionClass(of: "c-complete/file") == "complete")
@@ -83,14 +101,7 @@ struct BackupTests {
         #expect((sparse[.size] as? Int) == 64 << 20 + 4)
         #expect(CommandRunner.shell("test $(stat -c %b '\(restored.path("sparse"))') -lt 1024").succeeded)
 
-        for accessible in Self.accessibilities {
-            let got = restored.item("get", ["--service", "backup", "--account", accessible])
-            if accessible.hasSuffix("ThisDeviceOnly") {
-                #expect(got.status == 6, "\(accessible): \(got.stderr)")
-            } else {
-                #expect(got.stdout == "\(Self.marker) secret \(accessible)", "\(accessible): \(got.stderr)")
-            }
-        }
+        Self.expectMigratableItemsOnly(in: restored)
         // The restored vault locks, and opens with its own passcode only.
         try restored.lock(now: true)
         #expect(restored.protfsctl(["unlock", restored.mountpoint], stdin: TestVault.passcode + "\n").status == 3)

@@ -38,6 +38,17 @@ int protfs_fchmodat2(int dirfd, const char *path, mode_t mode, int flags);
 int protfs_peer_credentials(int fd, uid_t *uid, gid_t *gid, pid_t *pid);
 /// accept4(fd, NULL, NULL, SOCK_CLOEXEC): the accepted descriptor never leaks into a child.
 int protfs_accept_cloexec(int fd);
+/// open(directory, O_TMPFILE|O_WRONLY|O_CLOEXEC, mode): a file without a name, which goes
+/// away with its last descriptor unless `protfs_link_tmpfile` names it.
+int protfs_open_tmpfile(const char *directory, mode_t mode);
+/// Gives the unnamed file `fd` the name `path` (linkat through /proc/self/fd); EEXIST when
+/// the name is taken, which it never replaces.
+int protfs_link_tmpfile(int fd, const char *path);
+/// Sends one byte 0 carrying `passed` (SCM_RIGHTS) on a connected Unix socket, without SIGPIPE.
+int protfs_send_descriptor(int socket, int passed);
+/// Receives one byte and the descriptor it carries (close-on-exec) into `*passed`, -1 when
+/// none came; any other descriptor sent along is closed. Returns recvmsg's result.
+long protfs_receive_descriptor(int socket, int *passed);
 /// Makes the process undumpable (no core, no ptrace by others, /proc/PID/mem root-only).
 int protfs_set_undumpable(void);
 int protfs_is_dumpable(void);

@@ -15,6 +15,8 @@ public enum BackupError: CommandError, Equatable {
     case objectDamaged(path: String)
     /// The wrong-passphrase delays refused the attempt (or their record could not be kept).
     case attemptRefused(VaultError)
+    /// The client of a backup through the daemon went away: the walk stopped.
+    case cancelled
     case system(operation: String, path: String, errno: Errno)
 
     public var exitCode: ExitCode {
@@ -39,6 +41,7 @@ public enum BackupError: CommandError, Equatable {
         case .unsupportedObject(let path): "\(path) in the backing directory is neither a file, directory, symlink nor node"
         case .objectDamaged(let path): "\(path) in the backing directory fails authentication; run 'protfs fsck' first"
         case .attemptRefused(let error): "\(error)".replacingOccurrences(of: "passcode", with: "backup passphrase")
+        case .cancelled: "the backup was cancelled: its client went away"
         case .system(let operation, let path, let errno): "cannot \(operation) \(path): \(errno)"
         }
     }

@@ -4,38 +4,37 @@ import ProtfsDomain
 import ProtfsFormat
 import ProtfsSystem
 
-/// `protfs backup` of an unmounted vault (docs/BACKUP.md): walks the backing directory
-/// depth-first and streams every object into the archive as it is, except what is bound to
-/// the device: the keybag (replaced by the backup keybag), file headers (re-MACed under a
-/// transport key the backup keybag carries) and `...ThisDeviceOnly` item records (left out).
+/// `protfs backup` (docs/BACKUP.md), of an unmounted vault or, in its daemon, of a mounted one
+/// under the daemon's `SnapshotGate`: walks the backing directory depth-first and streams
+/// every object into the archive as it is, except what is bound to the device: the keybag
+/// (replaced by the backup keybag), file headers (re-MACed under a transport key the backup
+/// keybag carries) and `...ThisDeviceOnly` item records (left out).
 public final class VaultBackup {
     /// How much of a file is read at once: the walk holds no more, whatever the vault's size.
     static let pieceByteCount = 1 << 20
 
     private let vault: Vault
     private let writer: BackupStreamWriter
+    private let snapshots: SnapshotGate
     private let transport: ClassKeyring
-    private var hardLinks: [HardLinkKey: String] = [:]
+    private var hardLinks: [BackingNode.Identity: String] = [:]
     private var entryCount: UInt64 = 0
     /// File bytes read so far (data extents, headers included).
     private var byteCount: UInt64 = 0
-    /// Called after every object with the objects and bytes so far (progress on a terminal).
-    private let progress: (_ objects: UInt64, _ bytes: UInt64) -> Void
+    private let progress: Progress
     /// Items left out because they are `...ThisDeviceOnly`.
     public private(set) var itemsLeftOut = 0
 
-    struct HardLinkKey: Hashable {
-        let device: UInt64
-        let inode: UInt64
-    }
-
     private enum Area { case vault, items, other }
 
-    /// Writes the archive at `path` (refused when it exists): a temporary file beside it,
-    /// synced and renamed into place once complete, removed on failure.
+    /// Called after every object with the objects and bytes so far (progress on a terminal);
+    /// throws to stop the walk (the client of a backup through the daemon went away).
+    public typealias Progress = (_ objects: UInt64, _ bytes: UInt64) throws(BackupError) -> Void
+
+    /// Writes the archive of an unmounted vault at `path` (refused when it exists): a
+    /// temporary file beside it, synced and renamed into place once complete, removed on failure.
     public static func write(vault: Vault, classKeys: PasscodeClassKeys, to path: String, passphrase: SecureBuffer,
-                             progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in })
-        throws(BackupError) -> VaultBackup {
+                             progress: @escaping Progress = { _, _ in }) throws(BackupError) -> VaultBackup {
         var existing = Glibc.stat()
         guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
         let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
@@ -45,17 +44,9 @@ public final class VaultBackup {
         }
         defer { file.close() }
         do throws(BackupError) {
-            let keys: VaultKeys
-            do { keys = try vault.exportKeys(classKeys: classKeys) } catch { throw .damaged("\(error)") }
-            let header = BackupArchiveHeader(kdf: keys.kdf)
-            let archiveKeys = try header.keys(passphrase: passphrase)
-            let writer = try BackupStreamWriter(file: file, path: temporary, header: header, keys: archiveKeys)
-            let transportKey = LockedKey.random()
-            try writer.append(BackupKeybag.encode(keys, transport: transportKey, archiveID: header.archiveID, with: archiveKeys.keybag))
-            let backup = VaultBackup(vault: vault, writer: writer, progress: progress,
-                                     transport: ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transportKey),
-                                                             classBPublicKey: keys.classBPublicKey))
-            try backup.walk()
+            // Nothing else uses the vault: a gate of its own, which nothing contends.
+            let backup = try stream(vault: vault, classKeys: classKeys, into: file, named: temporary, passphrase: passphrase,
+                                    snapshots: SnapshotGate(), progress: progress)
             guard rename(temporary, path) == 0 else {
                 throw .system(operation: "rename the archive to", path: path, errno: Errno(errno))
             }
@@ -66,20 +57,38 @@ public final class VaultBackup {
         }
     }
 
-    private init(vault: Vault, writer: BackupStreamWriter, progress: @escaping (UInt64, UInt64) -> Void,
+    /// Writes a whole archive into `file` (empty, open for writing; `name` for messages) and
+    /// syncs it. On a mounted vault `snapshots` is the daemon's: the walk holds its namespace,
+    /// and each object's stripe while it copies the object (`SnapshotGate`).
+    public static func stream(vault: Vault, classKeys: PasscodeClassKeys, into file: FileDescriptor, named name: String,
+                              passphrase: SecureBuffer, snapshots: SnapshotGate,
+                              progress: @escaping Progress) throws(BackupError) -> VaultBackup {
+        let keys: VaultKeys
+        do { keys = try vault.exportKeys(classKeys: classKeys) } catch { throw .damaged("\(error)") }
+        let header = BackupArchiveHeader(kdf: keys.kdf)
+        let archiveKeys = try header.keys(passphrase: passphrase)
+        let writer = try BackupStreamWriter(file: file, path: name, header: header, keys: archiveKeys)
+        let transportKey = LockedKey.random()
+        try writer.append(BackupKeybag.encode(keys, transport: transportKey, archiveID: header.archiveID, with: archiveKeys.keybag))
+        let backup = VaultBackup(vault: vault, writer: writer, snapshots: snapshots, progress: progress,
+                                 transport: ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transportKey),
+                                                         classBPublicKey: keys.classBPublicKey))
+        try snapshots.walking { () throws(BackupError) in try backup.walk() }
+        return backup
+    }
+
+    private init(vault: Vault, writer: BackupStreamWriter, snapshots: SnapshotGate, progress: @escaping Progress,
                  transport: ClassKeyring) {
         self.vault = vault
         self.writer = writer
+        self.snapshots = snapshots
         self.progress = progress
         self.transport = transport
     }
 
     private func walk() throws(BackupError) {
         let root = vault.backingRoot
-        try writer.appendEntry(.directory, path: "")
-        try writer.append(BackupAttributes(try stat(root, "", of: "")).encoded())
-        try writer.appendExtendedAttributes(try extendedAttributes(of: root, path: ""))
-        entryCount += 1
+        try appendDirectory(root, path: "", st: try stat(root, "", of: ""))
         try walk(root, path: "", area: .vault)
         try writer.appendEntry(.end, path: "")
         var count: [UInt8] = []
@@ -99,10 +108,7 @@ public final class VaultBackup {
             case S_IFDIR:
                 let fd = try open(name, in: directory, path: child, [.readOnly, .directory, .nonBlocking])
                 defer { fd.close() }
-                try writer.appendEntry(.directory, path: child)
-                try writer.append(BackupAttributes(st).encoded())
-                try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: child))
-                entryCount += 1
+                try appendDirectory(fd, path: child, st: st)
                 let inner: Area = path.isEmpty && name == ReservedNames.items ? .items
                     : path.isEmpty && name == ReservedNames.links ? .other : area
                 try walk(fd, path: child, area: inner)
@@ -132,13 +138,29 @@ public final class VaultBackup {
         }
     }
 
+    /// A directory's entry: attributes and xattrs, read together while no xattr changes.
+    private func appendDirectory(_ fd: FileDescriptor, path: String, st: stat) throws(BackupError) {
+        try snapshots.copying(identity(of: st)) { () throws(BackupError) in
+            let current = try stat(fd, path, of: "")
+            try writer.appendEntry(.directory, path: path)
+            try writer.append(BackupAttributes(current).encoded())
+            try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: path))
+        }
+        entryCount += 1
+        try progress(entryCount, byteCount)
+    }
+
+    private func identity(of st: stat) -> BackingNode.Identity {
+        BackingNode.Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
     /// A file's entry: attributes, xattrs, size, then its data extents (holes skipped, so a
     /// sparse file stays sparse) ended by an empty one. A second name of a hard-linked file
     /// is a link entry to the first.
     private func appendFile(_ name: String, in directory: FileDescriptor, path: String, st: stat,
                             hasHeader: Bool) throws(BackupError) {
         if st.st_nlink > 1 {
-            let key = HardLinkKey(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+            let key = identity(of: st)
             if let first = hardLinks[key] {
                 try writer.appendEntry(.hardLink, path: path)
                 try writer.appendBytes(Array(first.utf8), lengthBytes: 2)
@@ -150,6 +172,15 @@ public final class VaultBackup {
         // Without touching its access time, which the archive keeps as it was.
         let fd = try open(name, in: directory, path: path, [.readOnly, .nonBlocking, .noAccessTime])
         defer { fd.close() }
+        // Whole: no write, truncation, re-class or xattr change of it in between.
+        try snapshots.copying(identity(of: st)) { () throws(BackupError) in
+            try appendContents(of: fd, path: path, hasHeader: hasHeader)
+        }
+        entryCount += 1
+        try progress(entryCount, byteCount)
+    }
+
+    private func appendContents(of fd: FileDescriptor, path: String, hasHeader: Bool) throws(BackupError) {
         let current: stat
         do { current = try fd.status() } catch { throw .system(operation: "stat", path: display(path), errno: error) }
         guard current.st_mode & S_IFMT == S_IFREG else { throw .unsupportedObject(path: display(path)) }
@@ -175,8 +206,6 @@ public final class VaultBackup {
         }
         try appendData(of: fd, from: start, size: size, path: path)
         try appendExtent(offset: 0, [])
-        entryCount += 1
-        progress(entryCount, byteCount)
     }
 
     private func appendData(of fd: FileDescriptor, from start: Int64, size: Int64, path: String) throws(BackupError) {
@@ -204,6 +233,7 @@ public final class VaultBackup {
                 guard n > 0 else { throw .system(operation: "read (it shrank)", path: display(path), errno: .io) }
                 try appendExtent(offset: offset, Array(buffer[0..<n]))
                 offset += Int64(n)
+                TestDelays.pause(TestDelays.backupPiece)
             }
         }
     }

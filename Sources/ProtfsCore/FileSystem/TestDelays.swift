@@ -10,6 +10,10 @@ enum TestDelays {
     /// before it syncs, as on a slow disk, so a test can lock while one is in flight.
     static let fsync = seconds(from: "PROTFS_TEST_FSYNC_DELAY")
 
+    /// `PROTFS_TEST_BACKUP_PIECE_DELAY`: seconds a backup waits after each piece of a file
+    /// it copies, so that writes have every chance to land in the middle of a copy.
+    static let backupPiece = seconds(from: "PROTFS_TEST_BACKUP_PIECE_DELAY")
+
     static func pause(_ delay: Duration?) {
         guard let delay else { return }
         sleep(for: delay)

@@ -29,19 +29,21 @@ extension VaultFileSystem {
     private func creatingFile<R>(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
                                  _ keep: (BackingNode, EncryptedFile) -> R) throws(Errno) -> R {
         let protectionClass = try directoryMetadata(of: parent).protectionClass
-        return try controller.perform(.create, on: protectionClass) { () throws(Errno) in
-            try creatingEntry(name, in: parent) { (stored) throws(Errno) in
-                let file = try EncryptedFile.create(in: parent.descriptor, name: stored, mode: mode & 0o7777,
-                                                    protectionClass: protectionClass, keyring: keyring)
-                do throws(Errno) {
-                    let node = try BackingNode.open(stored, in: parent.descriptor)
-                    try ClassHint.write(protectionClass, to: file, keys: keys)
-                    try assignOwnership(of: stored, in: parent, to: caller)
-                    node.cachedHeader = file.header
-                    return keep(node, file)
-                } catch {
-                    try? parent.descriptor.removeFile(stored)
-                    throw error
+        return try snapshots.changingNamespace { () throws(Errno) in
+            try controller.perform(.create, on: protectionClass) { () throws(Errno) in
+                try creatingEntry(name, in: parent) { (stored) throws(Errno) in
+                    let file = try EncryptedFile.create(in: parent.descriptor, name: stored, mode: mode & 0o7777,
+                                                        protectionClass: protectionClass, keyring: keyring)
+                    do throws(Errno) {
+                        let node = try BackingNode.open(stored, in: parent.descriptor)
+                        try ClassHint.write(protectionClass, to: file, keys: keys)
+                        try assignOwnership(of: stored, in: parent, to: caller)
+                        node.cachedHeader = file.header
+                        return keep(node, file)
+                    } catch {
+                        try? parent.descriptor.removeFile(stored)
+                        throw error
+                    }
                 }
             }
         }
@@ -173,15 +175,21 @@ extension VaultFileSystem {
     }
 
     public func write(_ handle: OpenFileHandle, _ data: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {
-        try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.write(data, at: offset) }
+        try snapshots.changing(handle.node.identity) { () throws(Errno) in
+            try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.write(data, at: offset) }
+        }
     }
 
     public func truncate(_ handle: OpenFileHandle, to size: Int64) throws(Errno) {
-        try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.truncate(to: size) }
+        try snapshots.changing(handle.node.identity) { () throws(Errno) in
+            try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.truncate(to: size) }
+        }
     }
 
     public func allocate(_ handle: OpenFileHandle, offset: Int64, length: Int64) throws(Errno) {
-        try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.allocate(offset: offset, length: length) }
+        try snapshots.changing(handle.node.identity) { () throws(Errno) in
+            try withContent(of: handle, writing: true) { (file) throws(Errno) in try file.allocate(offset: offset, length: length) }
+        }
     }
 
     /// `fsync` of a handle: its data was sealed as it was written, so this needs no key and

@@ -31,24 +31,26 @@ extension VaultFileSystem {
     }
 
     public func makeDirectory(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller) throws(Errno) -> BackingNode {
-        let inherited = try directoryMetadata(of: parent).protectionClass
-        let finalMode = try inheritedDirectoryMode(mode & 0o7777, in: parent)
-        return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
-            // Private until its metadata is in place; the caller's mode is applied last.
-            try parent.descriptor.makeDirectory(stored, mode: 0o700)
-            do throws(Errno) {
-                let node = try BackingNode.open(stored, in: parent.descriptor)
-                let metadata = DirectoryMetadata.new(protectionClass: inherited)
-                try metadata.create(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
-                try ClassHint.write(inherited, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
-                node.cachedDirectoryMetadata = metadata
-                try assignOwnership(of: stored, in: parent, to: caller)
-                try node.descriptor.setMode(finalMode)
-                return node
-            } catch {
-                try? removeDaemonFiles(inDirectoryNamed: stored, in: parent)
-                try? parent.descriptor.removeDirectory(stored)
-                throw error
+        return try snapshots.changingNamespace { () throws(Errno) -> BackingNode in
+            let inherited = try directoryMetadata(of: parent).protectionClass
+            let finalMode = try inheritedDirectoryMode(mode & 0o7777, in: parent)
+            return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
+                // Private until its metadata is in place; the caller's mode is applied last.
+                try parent.descriptor.makeDirectory(stored, mode: 0o700)
+                do throws(Errno) {
+                    let node = try BackingNode.open(stored, in: parent.descriptor)
+                    let metadata = DirectoryMetadata.new(protectionClass: inherited)
+                    try metadata.create(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
+                    try ClassHint.write(inherited, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
+                    node.cachedDirectoryMetadata = metadata
+                    try assignOwnership(of: stored, in: parent, to: caller)
+                    try node.descriptor.setMode(finalMode)
+                    return node
+                } catch {
+                    try? removeDaemonFiles(inDirectoryNamed: stored, in: parent)
+                    try? parent.descriptor.removeDirectory(stored)
+                    throw error
+                }
             }
         }
     }
@@ -59,27 +61,31 @@ extension VaultFileSystem {
         if mode & S_IFMT == S_IFREG || mode & S_IFMT == 0 {
             return try createClosedFile(name, in: parent, mode: mode & 0o7777, caller: caller)
         }
-        return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
-            try parent.descriptor.makeNode(stored, mode: mode, device: device)
-            try assignOwnership(of: stored, in: parent, to: caller)
-            return try BackingNode.open(stored, in: parent.descriptor)
+        return try snapshots.changingNamespace { () throws(Errno) -> BackingNode in
+            try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
+                try parent.descriptor.makeNode(stored, mode: mode, device: device)
+                try assignOwnership(of: stored, in: parent, to: caller)
+                return try BackingNode.open(stored, in: parent.descriptor)
+            }
         }
     }
 
     public func makeSymlink(_ name: [UInt8], in parent: BackingNode, target: [UInt8], caller: Caller) throws(Errno) -> BackingNode {
-        let location = try symlinkLocation(name, in: parent)
-        let backingTarget = try SymlinkTarget.store(target: target, at: location, keys: keys, root: vault.backingRoot)
-        do {
-            return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
-                try parent.descriptor.makeSymlink(stored, target: backingTarget)
-                try assignOwnership(of: stored, in: parent, to: caller)
-                let node = try BackingNode.open(stored, in: parent.descriptor)
-                node.symlinkLocation = location
-                return node
+        return try snapshots.changingNamespace { () throws(Errno) -> BackingNode in
+            let location = try symlinkLocation(name, in: parent)
+            let backingTarget = try SymlinkTarget.store(target: target, at: location, keys: keys, root: vault.backingRoot)
+            do throws(Errno) {
+                return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
+                    try parent.descriptor.makeSymlink(stored, target: backingTarget)
+                    try assignOwnership(of: stored, in: parent, to: caller)
+                    let node = try BackingNode.open(stored, in: parent.descriptor)
+                    node.symlinkLocation = location
+                    return node
+                }
+            } catch {
+                SymlinkTarget.removeBlob(backingTarget: backingTarget, root: vault.backingRoot)
+                throw error
             }
-        } catch {
-            SymlinkTarget.removeBlob(backingTarget: backingTarget, root: vault.backingRoot)
-            throw error
         }
     }
 
@@ -99,30 +105,36 @@ extension VaultFileSystem {
     /// is sealed to its one location, so a second name could not open it (`EPERM`, as on a
     /// filesystem without hard links).
     public func link(_ node: BackingNode, as name: [UInt8], in parent: BackingNode) throws(Errno) {
-        guard !node.isDirectory, !node.isSymlink else { throw .notPermitted }
-        try requireVaultFile(node)
-        try creatingEntry(name, in: parent) { (stored) throws(Errno) in
-            try node.descriptor.link(to: parent.descriptor, stored)
+        try snapshots.changingNamespace { () throws(Errno) in
+            guard !node.isDirectory, !node.isSymlink else { throw .notPermitted }
+            try requireVaultFile(node)
+            try creatingEntry(name, in: parent) { (stored) throws(Errno) in
+                try node.descriptor.link(to: parent.descriptor, stored)
+            }
         }
     }
 
     public func unlink(_ name: [UInt8], in parent: BackingNode) throws(Errno) {
-        let entry = try backingName(name, in: parent)
-        let status = try parent.descriptor.status(of: entry.entry)
-        guard status.fileType != S_IFDIR else { throw .isDirectory }
-        // A symlink's last link takes its target's blob along: held open, so the target read
-        // after the unlink is that of the object unlinked. Anything else needs one stat only.
-        let lastLinkOfSymlink = status.fileType == S_IFLNK && status.st_nlink == 1
-            ? try BackingNode.open(entry.entry, in: parent.descriptor) : nil
-        try entry.remove(in: parent.descriptor) { (stored) throws(Errno) in try parent.descriptor.removeFile(stored) }
-        if let symlink = lastLinkOfSymlink, symlink.isSymlink, let target = try? symlink.descriptor.readSymlink() {
-            SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
+        try snapshots.changingNamespace { () throws(Errno) in
+            let entry = try backingName(name, in: parent)
+            let status = try parent.descriptor.status(of: entry.entry)
+            guard status.fileType != S_IFDIR else { throw .isDirectory }
+            // A symlink's last link takes its target's blob along: held open, so the target read
+            // after the unlink is that of the object unlinked. Anything else needs one stat only.
+            let lastLinkOfSymlink = status.fileType == S_IFLNK && status.st_nlink == 1
+                ? try BackingNode.open(entry.entry, in: parent.descriptor) : nil
+            try entry.remove(in: parent.descriptor) { (stored) throws(Errno) in try parent.descriptor.removeFile(stored) }
+            if let symlink = lastLinkOfSymlink, symlink.isSymlink, let target = try? symlink.descriptor.readSymlink() {
+                SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
+            }
         }
     }
 
     public func removeDirectory(_ name: [UInt8], in parent: BackingNode) throws(Errno) {
-        try backingName(name, in: parent).remove(in: parent.descriptor) { (stored) throws(Errno) in
-            try removeEmptyDirectory(stored, in: parent)
+        try snapshots.changingNamespace { () throws(Errno) in
+            try backingName(name, in: parent).remove(in: parent.descriptor) { (stored) throws(Errno) in
+                try removeEmptyDirectory(stored, in: parent)
+            }
         }
     }
 
@@ -166,32 +178,34 @@ extension VaultFileSystem {
     @discardableResult
     public func rename(_ name: [UInt8], in parent: BackingNode, to newName: [UInt8], in newParent: BackingNode,
                        flags: FileDescriptor.RenameFlags) throws(Errno) -> MovedSymlink? {
-        // The kernel never sends a rename onto the same entry; done here it would remove it.
-        guard parent.identity != newParent.identity || name != newName else { return nil }
-        let source = try backingName(name, in: parent)
-        let destination = try backingName(newName, in: newParent)
-        let sourceIsSymlink = try parent.descriptor.status(of: source.entry).fileType == S_IFLNK
-        if flags.contains(.exchange) {
-            let destinationIsSymlink = (try? newParent.descriptor.status(of: destination.entry))?.fileType == S_IFLNK
-            guard !sourceIsSymlink, !destinationIsSymlink else { throw .invalid }
+        return try snapshots.changingNamespace { () throws(Errno) -> MovedSymlink? in
+            // The kernel never sends a rename onto the same entry; done here it would remove it.
+            guard parent.identity != newParent.identity || name != newName else { return nil }
+            let source = try backingName(name, in: parent)
+            let destination = try backingName(newName, in: newParent)
+            let sourceIsSymlink = try parent.descriptor.status(of: source.entry).fileType == S_IFLNK
+            if flags.contains(.exchange) {
+                let destinationIsSymlink = (try? newParent.descriptor.status(of: destination.entry))?.fileType == S_IFLNK
+                guard !sourceIsSymlink, !destinationIsSymlink else { throw .invalid }
+            }
+            let replaced = flags.contains(.exchange) ? nil : try? BackingNode.open(destination.entry, in: newParent.descriptor)
+            if let replaced, replaced.isDirectory {
+                let moving = try BackingNode.open(source.entry, in: parent.descriptor)
+                guard moving.isDirectory else { throw .isDirectory }
+                try removeEmptyDirectory(destination.entry, in: newParent)
+            }
+            var moved: MovedSymlink?
+            if sourceIsSymlink {
+                moved = try moveSymlink(name, source, in: parent, to: newName, destination, in: newParent, flags: flags)
+            } else {
+                try BackingEntryName.rename(source, in: parent.descriptor, to: destination, in: newParent.descriptor, flags: flags)
+            }
+            if let replaced, replaced.isSymlink, (try? replaced.status().st_nlink) == 0,
+               let target = try? replaced.descriptor.readSymlink() {
+                SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
+            }
+            return moved
         }
-        let replaced = flags.contains(.exchange) ? nil : try? BackingNode.open(destination.entry, in: newParent.descriptor)
-        if let replaced, replaced.isDirectory {
-            let moving = try BackingNode.open(source.entry, in: parent.descriptor)
-            guard moving.isDirectory else { throw .isDirectory }
-            try removeEmptyDirectory(destination.entry, in: newParent)
-        }
-        var moved: MovedSymlink?
-        if sourceIsSymlink {
-            moved = try moveSymlink(name, source, in: parent, to: newName, destination, in: newParent, flags: flags)
-        } else {
-            try BackingEntryName.rename(source, in: parent.descriptor, to: destination, in: newParent.descriptor, flags: flags)
-        }
-        if let replaced, replaced.isSymlink, (try? replaced.status().st_nlink) == 0,
-           let target = try? replaced.descriptor.readSymlink() {
-            SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
-        }
-        return moved
     }
 
     private func moveSymlink(_ name: [UInt8], _ source: BackingEntryName, in parent: BackingNode,

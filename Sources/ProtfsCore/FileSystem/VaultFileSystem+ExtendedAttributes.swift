@@ -51,7 +51,9 @@ extension VaultFileSystem {
         }
         let stored = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
         let sealed = try XattrCodec.sealValue(value, name: name, objectID: objectID, keys: keys)
-        try node.descriptor.setExtendedAttribute(stored, sealed, flags: flags)
+        try snapshots.changing(node.identity) { () throws(Errno) in
+            try node.descriptor.setExtendedAttribute(stored, sealed, flags: flags)
+        }
     }
 
     public func removeExtendedAttribute(_ name: [UInt8], of node: BackingNode) throws(Errno) {
@@ -60,7 +62,8 @@ extension VaultFileSystem {
         try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .noData }
         if name == Self.classAttributeName { throw .notPermitted }
-        try node.descriptor.removeExtendedAttribute(XattrCodec.backingName(for: name, objectID: objectID, keys: keys))
+        let stored = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
+        try snapshots.changing(node.identity) { () throws(Errno) in try node.descriptor.removeExtendedAttribute(stored) }
     }
 
     /// Only the owner, or root with CAP_FOWNER over the mount, may change a class (as for chmod).
@@ -74,17 +77,26 @@ extension VaultFileSystem {
     /// untouched). A file needs the old class's key and the new class's wrapping key now.
     /// The class hint goes before the truth changes and comes back after (`ClassHint.remove`),
     /// so a crash in between cannot leave a hint that disagrees with the truth.
+    /// A directory's re-class replaces its `protfs.dir`: a namespace change for a backup.
     public func reclass(_ node: BackingNode, to newClass: ProtectionClass) throws(Errno) {
         if node.isDirectory {
-            let current = try directoryMetadata(of: node)
-            guard current.protectionClass != newClass else { return }
-            let metadata = current.withClass(newClass)
-            try ClassHint.remove(from: node.descriptor)
-            try metadata.replace(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
-            node.cachedDirectoryMetadata = metadata
-            try ClassHint.write(newClass, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
-            return
+            try snapshots.changingNamespace { () throws(Errno) in try reclassDirectory(node, to: newClass) }
+        } else {
+            try snapshots.changing(node.identity) { () throws(Errno) in try reclassFile(node, to: newClass) }
         }
+    }
+
+    private func reclassDirectory(_ node: BackingNode, to newClass: ProtectionClass) throws(Errno) {
+        let current = try directoryMetadata(of: node)
+        guard current.protectionClass != newClass else { return }
+        let metadata = current.withClass(newClass)
+        try ClassHint.remove(from: node.descriptor)
+        try metadata.replace(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
+        node.cachedDirectoryMetadata = metadata
+        try ClassHint.write(newClass, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
+    }
+
+    private func reclassFile(_ node: BackingNode, to newClass: ProtectionClass) throws(Errno) {
         guard node.isRegularFile else { throw .notPermitted }
         try controller.withSharedHold { (held) throws(Errno) in
             var header = try header(of: node)

@@ -21,6 +21,9 @@ public final class VaultFileSystem: Sendable {
     /// The root's shown mode and owner, read once (only `setattr` on the root changes them).
     let rootAttributes = Mutex<RootAttributes?>(nil)
 
+    /// What namespace and object changes hold while a backup of the mounted vault runs.
+    public let snapshots: SnapshotGate
+
     /// Reads subdirectories' metadata ahead of the walkers that list them.
     let prefetcher = DirectoryPrefetcher()
 
@@ -30,8 +33,10 @@ public final class VaultFileSystem: Sendable {
     public let accessTimes: AccessTimeUpdates
 
     public init(vault: Vault, controller: LockController, accessTimes: AccessTimeUpdates = .relative,
+                snapshots: SnapshotGate = SnapshotGate(),
                 reportDamage: @escaping @Sendable (String) -> Void = { _ in }) throws(Errno) {
         self.vault = vault
+        self.snapshots = snapshots
         self.controller = controller
         self.accessTimes = accessTimes
         self.reportDamage = reportDamage

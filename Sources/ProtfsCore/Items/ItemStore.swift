@@ -53,9 +53,14 @@ public final class ItemStore: Sendable {
     /// By record name; nil until the first request.
     let index = Mutex<[String: Entry]?>(nil)
 
-    public init(vault: Vault, controller: LockController, bounds: Bounds = .standard, privilegedOwners: Set<UInt32>,
+    /// Item changes are namespace changes for a backup of the mounted vault: they wait for it.
+    private let snapshots: SnapshotGate
+
+    public init(vault: Vault, controller: LockController, bounds: Bounds = .standard, snapshots: SnapshotGate = SnapshotGate(),
+                privilegedOwners: Set<UInt32>,
                 reportDamage: @escaping @Sendable (String) -> Void = { _ in }) {
         self.vault = vault
+        self.snapshots = snapshots
         self.controller = controller
         self.bounds = bounds
         self.privilegedOwners = privilegedOwners
@@ -71,26 +76,28 @@ public final class ItemStore: Sendable {
     /// service and account (7), when the class forbids creating now (5), beyond the bounds.
     public func add(_ given: ItemAttributes, owner: UInt32, secret: SecureBuffer) throws(ItemError) {
         try Self.check(given, secret: secret)
-        try withIndex(creating: true) { (index, directory) throws(ItemError) in
-            let identity = ItemIdentity(owner: owner, service: given.service, account: given.account)
-            let name = identity.recordName(keys: keys)
-            if let existing = index[name] {
-                if existing.owner == nil { throw .damaged(service: given.service, account: given.account) }
-                throw .duplicate(service: given.service, account: given.account)
+        try snapshots.changingNamespace { () throws(ItemError) in
+            try withIndex(creating: true) { (index, directory) throws(ItemError) in
+                let identity = ItemIdentity(owner: owner, service: given.service, account: given.account)
+                let name = identity.recordName(keys: keys)
+                if let existing = index[name] {
+                    if existing.owner == nil { throw .damaged(service: given.service, account: given.account) }
+                    throw .duplicate(service: given.service, account: given.account)
+                }
+                let owned = index.values.filter { $0.owner == owner }
+                guard owned.count < bounds.items else { throw .tooMany(limit: bounds.items) }
+                try checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
+                try checkOthersRoom(owner: owner, in: index, adding: 1, secretBytes: secret.count)
+                var attributes = given
+                attributes.created = Self.now()
+                attributes.modified = attributes.created
+                let metadata = ItemMetadata(owner: owner, attributes: attributes)
+                let record = try guarded([(.create, attributes.accessibility)], identity) { () throws(Errno) in
+                    try ItemRecord.seal(metadata, secret: secret, itemID: .random(), recordName: name, keyring: keyring, keys: keys)
+                }
+                try write(record, named: name, in: directory)
+                index[name] = Entry(owner: owner, secretLength: secret.count)
             }
-            let owned = index.values.filter { $0.owner == owner }
-            guard owned.count < bounds.items else { throw .tooMany(limit: bounds.items) }
-            try checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
-            try checkOthersRoom(owner: owner, in: index, adding: 1, secretBytes: secret.count)
-            var attributes = given
-            attributes.created = Self.now()
-            attributes.modified = attributes.created
-            let metadata = ItemMetadata(owner: owner, attributes: attributes)
-            let record = try guarded([(.create, attributes.accessibility)], identity) { () throws(Errno) in
-                try ItemRecord.seal(metadata, secret: secret, itemID: .random(), recordName: name, keyring: keyring, keys: keys)
-            }
-            try write(record, named: name, in: directory)
-            index[name] = Entry(owner: owner, secretLength: secret.count)
         }
     }
 
@@ -116,57 +123,63 @@ public final class ItemStore: Sendable {
             throw .invalid(problem)
         }
         if let secret { try Self.checkLength(secret) }
-        try withIndex(creating: false) { (index, directory) throws(ItemError) in
-            let name = identity.recordName(keys: keys)
-            let (record, old) = try load(name, identity, in: directory)
-            var metadata = old
-            metadata.attributes.label = changes.label ?? old.attributes.label
-            metadata.attributes.description = changes.description ?? old.attributes.description
-            metadata.attributes.comment = changes.comment ?? old.attributes.comment
-            metadata.attributes.generic = changes.generic ?? old.attributes.generic
-            metadata.attributes.accessibility = changes.accessibility ?? old.attributes.accessibility
-            metadata.attributes.modified = Self.now()
-            let before = old.attributes.accessibility, after = metadata.attributes.accessibility
-            let updated: ItemRecord
-            if secret == nil && before == after {
-                updated = record.replacingMetadata(metadata, recordName: name, vaultID: vault.vaultID, keys: keys)
-            } else {
-                if let secret {
-                    let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
-                    try checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
-                    let growth = secret.count - (index[name]?.secretLength ?? 0)
-                    if growth > 0 { try checkOthersRoom(owner: identity.owner, in: index, adding: 0, secretBytes: growth) }
-                }
-                // The new version is sealed under the new class; the old key is needed to read the
-                // secret that stays, and (SPEC section 6) to change the accessibility.
-                let needsOld = secret == nil || before != after
-                let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
-                updated = try guarded(requirements, identity) { () throws(Errno) in
-                    let value: SecureBuffer
-                    if let secret { value = secret } else {
-                        value = try record.openSecret(accessibility: before, recordName: name, keyring: keyring)
+        try snapshots.changingNamespace { () throws(ItemError) in
+            try withIndex(creating: false) { (index, directory) throws(ItemError) in
+                let name = identity.recordName(keys: keys)
+                let (record, old) = try load(name, identity, in: directory)
+                var metadata = old
+                metadata.attributes.label = changes.label ?? old.attributes.label
+                metadata.attributes.description = changes.description ?? old.attributes.description
+                metadata.attributes.comment = changes.comment ?? old.attributes.comment
+                metadata.attributes.generic = changes.generic ?? old.attributes.generic
+                metadata.attributes.accessibility = changes.accessibility ?? old.attributes.accessibility
+                metadata.attributes.modified = Self.now()
+                let before = old.attributes.accessibility, after = metadata.attributes.accessibility
+                let updated: ItemRecord
+                if secret == nil && before == after {
+                    updated = record.replacingMetadata(metadata, recordName: name, vaultID: vault.vaultID, keys: keys)
+                } else {
+                    if let secret {
+                        let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
+                        try checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
+                        let growth = secret.count - (index[name]?.secretLength ?? 0)
+                        if growth > 0 {
+                            try checkOthersRoom(owner: identity.owner, in: index, adding: 0, secretBytes: growth)
+                        }
                     }
-                    return try ItemRecord.seal(metadata, secret: value, itemID: record.itemID, recordName: name,
-                                               keyring: keyring, keys: keys)
+                    // The new version is sealed under the new class; the old key is needed to read the
+                    // secret that stays, and (SPEC section 6) to change the accessibility.
+                    let needsOld = secret == nil || before != after
+                    let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
+                    updated = try guarded(requirements, identity) { () throws(Errno) in
+                        let value: SecureBuffer
+                        if let secret { value = secret } else {
+                            value = try record.openSecret(accessibility: before, recordName: name, keyring: keyring)
+                        }
+                        return try ItemRecord.seal(metadata, secret: value, itemID: record.itemID, recordName: name,
+                                                   keyring: keyring, keys: keys)
+                    }
                 }
+                try write(updated, named: name, in: directory)
+                index[name] = Entry(owner: identity.owner, secretLength: updated.secretLength)
             }
-            try write(updated, named: name, in: directory)
-            index[name] = Entry(owner: identity.owner, secretLength: updated.secretLength)
         }
     }
 
     /// Removes an item, in every state (a damaged record of the caller's too).
     public func delete(_ identity: ItemIdentity) throws(ItemError) {
-        try withIndex(creating: false) { (index, directory) throws(ItemError) in
-            let name = identity.recordName(keys: keys)
-            guard let directory, index[name] != nil else { throw .notFound(service: identity.service, account: identity.account) }
-            do throws(Errno) {
-                try directory.removeFile(name)
-                try directory.syncDirectory()
-            } catch {
-                throw .system(operation: "remove an item from", errno: error)
+        try snapshots.changingNamespace { () throws(ItemError) in
+            try withIndex(creating: false) { (index, directory) throws(ItemError) in
+                let name = identity.recordName(keys: keys)
+                guard let directory, index[name] != nil else { throw .notFound(service: identity.service, account: identity.account) }
+                do throws(Errno) {
+                    try directory.removeFile(name)
+                    try directory.syncDirectory()
+                } catch {
+                    throw .system(operation: "remove an item from", errno: error)
+                }
+                index[name] = nil
             }
-            index[name] = nil
         }
     }
 
@@ -174,22 +187,24 @@ public final class ItemStore: Sendable {
     /// passcode was removed); returns how many. Records that do not authenticate stay.
     @discardableResult
     public func deleteAll(requiringPasscode: Bool) throws(ItemError) -> Int {
-        try withIndex(creating: false) { (index, directory) throws(ItemError) in
-            guard let directory else { return 0 }
-            var removed = 0
-            for name in index.keys.sorted() where index[name]?.owner != nil {
-                guard let (_, metadata) = try? loadRecord(name, in: directory),
-                      metadata.attributes.accessibility.needsPasscode == requiringPasscode else { continue }
-                do throws(Errno) { try directory.removeFile(name) } catch {
-                    throw .system(operation: "remove an item from", errno: error)
+        try snapshots.changingNamespace { () throws(ItemError) in
+            try withIndex(creating: false) { (index, directory) throws(ItemError) in
+                guard let directory else { return 0 }
+                var removed = 0
+                for name in index.keys.sorted() where index[name]?.owner != nil {
+                    guard let (_, metadata) = try? loadRecord(name, in: directory),
+                          metadata.attributes.accessibility.needsPasscode == requiringPasscode else { continue }
+                    do throws(Errno) { try directory.removeFile(name) } catch {
+                        throw .system(operation: "remove an item from", errno: error)
+                    }
+                    index[name] = nil
+                    removed += 1
                 }
-                index[name] = nil
-                removed += 1
+                if removed > 0 {
+                    do throws(Errno) { try directory.syncDirectory() } catch { throw .system(operation: "sync", errno: error) }
+                }
+                return removed
             }
-            if removed > 0 {
-                do throws(Errno) { try directory.syncDirectory() } catch { throw .system(operation: "sync", errno: error) }
-            }
-            return removed
         }
     }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""compare-trees.py A B: every entry of the two trees alike: type, mode, owner, nanosecond
+"""compare-trees.py A B [SKIP...]: every entry of the two trees alike: type, mode, owner, nanosecond
 modification times (and access times of regular files, taken before any content is read: a
 restored symlink's is not kept, as reading it through the mount updates it, its ctime being new),
 size, link count, every extended attribute (classes included), symlink targets and contents.
-Prints the differences and exits 1 when there are any."""
+Entries named SKIP at the top of the trees, and what they hold, are left out. Prints the
+differences and exits 1 when there are any."""
 import os, sys
 
 
@@ -32,7 +33,12 @@ def facts(path, st):
     return out
 
 
-a, b = collect(sys.argv[1]), collect(sys.argv[2])
+def without_skipped(entries):
+    skipped = sys.argv[3:]
+    return {k: v for k, v in entries.items() if not any(k == s or k.startswith(s + "/") for s in skipped)}
+
+
+a, b = without_skipped(collect(sys.argv[1])), without_skipped(collect(sys.argv[2]))
 stats_a = {k: facts(*v) for k, v in a.items()}
 stats_b = {k: facts(*v) for k, v in b.items()}
 problems = [f"only in one tree: {k}" for k in sorted(set(a) ^ set(b))]

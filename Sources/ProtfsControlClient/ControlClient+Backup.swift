@@ -1,0 +1,30 @@
+import ProtfsCrypto
+import ProtfsSystem
+
+extension ControlClient {
+    /// Asks the daemon to write a backup of its vault into `archive` (a new, empty regular
+    /// file the caller created and owns; SPEC section 7): `passcode` (nil for a vault without
+    /// one) and `passphrase` travel as secrets, the archive as a descriptor. `progress` gets
+    /// the objects and file bytes so far now and then. Returns how many `...ThisDeviceOnly`
+    /// items were left out. Closing the connection (the caller dies) stops the daemon's walk.
+    public func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
+                       progress: (_ objects: UInt64, _ bytes: UInt64) -> Void) throws(ControlFailure) -> Int {
+        let socket = try connect()
+        defer { socket.close() }
+        try write(.backup(passcode: passcode != nil), secrets: (passcode.map { [$0] } ?? []) + [passphrase], to: socket)
+        do { try socket.sendDescriptor(archive.rawValue) } catch {
+            throw ControlFailure(.failure, "cannot pass the archive to the protfs daemon of \(mountpoint): \(error)")
+        }
+        var source = SocketByteSource(socket: socket, deadline: nil)  // a backup takes as long as the vault needs
+        while let reply = try readReply(from: &source) {
+            switch reply {
+            case .failure(let failure): throw failure
+            case .backupProgress(let objects, let bytes): progress(objects, bytes)
+            case .backedUp(let itemsLeftOut): return itemsLeftOut
+            default: throw unexpected(reply)
+            }
+        }
+        throw ControlFailure(.failure, "the protfs daemon of \(mountpoint) closed the connection before the backup was "
+                             + "complete; see its log")
+    }
+}

@@ -1,0 +1,35 @@
+import ProtfsCommandLine
+import ProtfsControlClient
+import ProtfsCore
+import ProtfsCrypto
+import ProtfsSystem
+
+/// `protfs backup BACKING ARCHIVE` of a mounted vault: the daemon holds the backing
+/// directory, so it writes the archive (docs/BACKUP.md, "A mounted vault"), into a file this
+/// command creates; the passcode and the passphrase go to it as secrets over the control socket.
+enum MountedBackup {
+    static func run(backing: String, mountpoint: String, archive: String, passcodes: PasscodeReader,
+                    passphrases: PasscodeReader) throws {
+        let client = try ControlClient(mountpoint: mountpoint)
+        if let place = CanonicalPath.resolvingParent(archive),
+           let root = [backing, mountpoint].first(where: { place == $0 || place.hasPrefix($0 + "/") }) {
+            throw UsageError("the archive cannot be inside \(root), which it backs up; write it elsewhere")
+        }
+        guard case .status(let status) = try client.send(.status) else {
+            throw ControlFailure(.failure, "the protfs daemon of \(mountpoint) did not answer with its status")
+        }
+        let passcode = status.passcodeSet ? try passcodes.read() : nil
+        let passphrase = try passphrases.readNew(prompt: "Backup passphrase: ", confirmation: "Repeat the backup passphrase: ")
+        let pending = try PendingArchive.create(at: archive)
+        var published = false
+        defer { pending.close(published: published) }
+        let progress = BackupProgress()
+        let itemsLeftOut = try client.backup(into: pending.file, passcode: passcode, passphrase: passphrase,
+                                             progress: progress.show)
+        progress.end()
+        try pending.publish()
+        published = true
+        print("Backed up \(backing) (mounted on \(mountpoint)) to \(archive)"
+              + (itemsLeftOut > 0 ? " (\(itemsLeftOut) ThisDeviceOnly items left out)." : "."))
+    }
+}
