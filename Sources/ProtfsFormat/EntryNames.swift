@@ -89,12 +89,16 @@ extension BackingEntryName {
     public static func plaintextName(of backingName: String, in directory: FileDescriptor,
                                      directoryID: ObjectID, keys: FilesystemKeys) -> [UInt8]? {
         let encoded: String
-        switch classify(backingName) {
-        case .encoded: encoded = backingName
-        case .longEntry:
-            guard let stored = sidecarContents(of: backingName, in: directory) else { return nil }
+        if !backingName.utf8.starts(with: ReservedNames.namespacePrefix.utf8) {
+            // An encoded name or a foreign one, which `classify` would tell apart by decoding
+            // it: the decryption decodes it anyway, and refuses what is not base64url. One
+            // decoding per entry of a listing instead of two.
+            guard backingName.utf8.count <= maximumBackingNameLength else { return nil }
+            encoded = backingName
+        } else {
+            guard classify(backingName) == .longEntry,
+                  let stored = sidecarContents(of: backingName, in: directory) else { return nil }
             encoded = stored
-        case .sidecar, .reserved, .foreign: return nil
         }
         guard let name = SIVNameCipher.entryNames(keys).decrypt(encoded, tweak: directoryID),
               (try? validate(name)) != nil else { return nil }

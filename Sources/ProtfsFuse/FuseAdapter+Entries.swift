@@ -100,8 +100,9 @@ extension FuseAdapter {
 
     func rmdir(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>) {
         respond(req) { () throws(Errno) in
-            try fileSystem.removeDirectory(Self.name(name), in: node(parent))
+            let record = try fileSystem.removeDirectory(Self.name(name), in: node(parent))
             fuse_reply_err(req, 0)
+            if let record { inodes.releaseLater(record) }
         }
     }
 

@@ -86,6 +86,12 @@ final class InodeTable: Sendable {
         if let released { releaser.release(released) }
     }
 
+    /// Lets go of a node the kernel never knew (a removed directory's record) on the
+    /// releaser's queue: its last close is when ext4 frees it.
+    func releaseLater(_ node: BackingNode) {
+        releaser.release(node)
+    }
+
     func whenCrowded(_ handler: @escaping @Sendable () -> Void) {
         crowdingHandler.withLock { $0 = handler }
     }

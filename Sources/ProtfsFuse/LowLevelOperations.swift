@@ -28,6 +28,10 @@ enum LowLevelOperations {
                                  | FUSE_CAP_SPLICE_MOVE | FUSE_CAP_NO_OPEN_SUPPORT
                                  | FUSE_CAP_ATOMIC_O_TRUNC | FUSE_CAP_POSIX_ACL | FUSE_CAP_HANDLE_KILLPRIV)
             conn.pointee.want &= ~refused
+            // Symlink targets kept in the kernel's page cache: a path through a symlink then
+            // costs no READLINK. A target never changes in place (a rename seals it anew with
+            // the same plaintext, under the same node), and reading one needs no class key.
+            conn.pointee.want |= conn.pointee.capable & UInt32(FUSE_CAP_CACHE_SYMLINKS)
             // Always READDIRPLUS, never the kernel's guess: it sends plain READDIR after the
             // first buffer of a directory, and `du`/`find -size` then pay one LOOKUP per entry.
             conn.pointee.want &= ~UInt32(FUSE_CAP_READDIRPLUS_AUTO)

@@ -40,10 +40,22 @@ import Testing
         #expect(advisor.beginReply(listing: 8, to: du))
         clock.advance(milliseconds: 900)
         #expect(advisor.beginReply(listing: 7, to: du))
-        clock.advance(milliseconds: 200)
-        #expect(!advisor.beginReply(listing: 9, to: du), "the window ends; the walker has to show itself again")
+        clock.advance(milliseconds: 1001)
+        #expect(!advisor.beginReply(listing: 9, to: du), "a pause as long as the window ends it; the walker has to show itself again")
         advisor.lookedUp(directory: false, in: 9, by: du)
         #expect(advisor.beginReply(listing: 10, to: du))
+    }
+
+    @Test("a walk that goes on listing keeps its advice past the window (rm -rf, du over many directories)")
+    func longWalk() {
+        let advisor = advisor
+        #expect(!advisor.beginReply(listing: 7, to: du))
+        advisor.lookedUp(directory: false, in: 7, by: du)
+        for directory in UInt64(8) ..< 28 {
+            clock.advance(milliseconds: 300)
+            #expect(advisor.beginReply(listing: directory, to: du), "listed \(directory - 7) times 300 ms apart")
+        }
+        #expect(!advisor.beginReply(listing: 7, to: find), "still du's advice only")
     }
 
     @Test("what does not switch: directories looked up, other directories, stale listings")

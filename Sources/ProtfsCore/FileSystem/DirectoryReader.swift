@@ -32,22 +32,21 @@ public final class DirectoryReader: Sendable {
                 return visit(VaultFileSystem.ListedEntry(name: Array(raw.name.utf8), inode: raw.inode, type: UInt8(DT_DIR),
                                                         backingName: nil), next)
             }
-            switch BackingEntryName.classify(raw.name) {
-            case .reserved, .sidecar:
+            // The daemon's own files (all in its namespace) stay out silently. Any other name is
+            // decoded once, by the decryption: a foreign one fails there as it would fail
+            // `classify`, which decodes it too (twice per entry before, with `plaintextName`).
+            if raw.name.utf8.starts(with: ReservedNames.namespacePrefix.utf8),
+               BackingEntryName.classify(raw.name) != .longEntry {
                 return true
-            case .foreign:
+            }
+            guard var name = BackingEntryName.plaintextName(of: raw.name, in: directory.descriptor,
+                                                            directoryID: directoryID, keys: keys) else {
                 undecodable(raw.name)
                 return true
-            case .encoded, .longEntry:
-                guard var name = BackingEntryName.plaintextName(of: raw.name, in: directory.descriptor,
-                                                                directoryID: directoryID, keys: keys) else {
-                    undecodable(raw.name)
-                    return true
-                }
-                // The plaintext name is wiped once the visitor has it in its reply.
-                defer { secureZero(&name) }
-                return visit(VaultFileSystem.ListedEntry(name: name, inode: raw.inode, type: raw.type, backingName: raw.name), next)
             }
+            // The plaintext name is wiped once the visitor has it in its reply.
+            defer { secureZero(&name) }
+            return visit(VaultFileSystem.ListedEntry(name: name, inode: raw.inode, type: raw.type, backingName: raw.name), next)
         }
     }
 }
