@@ -99,6 +99,9 @@ public struct FileDescriptor: Sendable, Hashable {
         try dir.sync()
     }
     public func syncData() throws(Errno) { _ = try syscallRetrying { fdatasync(rawValue) } }
+    /// Syncs the whole filesystem this descriptor is on (`syncfs(2)`): one call in place of a
+    /// sync per file, for a batch of new files that only count once all of them are there.
+    public func syncFileSystem() throws(Errno) { _ = try syscallRetrying { protfs_syncfs(rawValue) } }
 
     public func truncate(to size: Int64) throws(Errno) { _ = try syscallRetrying { ftruncate(rawValue, off_t(size)) } }
 

@@ -87,9 +87,10 @@ final class ArchiveReplay {
     /// Files in vault directories have headers; the records of `protfs.items` and
     /// `protfs.links` do not.
     static func hasHeader(_ path: String) -> Bool {
-        let components = path.split(separator: "/")
-        guard let name = components.last else { return false }
-        if components.count > 1 && (components[0] == ReservedNames.items || components[0] == ReservedNames.links) { return false }
-        return ReservedNames.isVaultFile(String(name))
+        guard !path.isEmpty else { return false }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ReservedNames.isVaultFile(path) }
+        let top = path[..<path.utf8.firstIndex(of: UInt8(ascii: "/"))!]
+        if top == ReservedNames.items || top == ReservedNames.links { return false }
+        return ReservedNames.isVaultFile(String(path[path.utf8.index(after: slash)...]))
     }
 }

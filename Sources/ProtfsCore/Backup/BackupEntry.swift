@@ -100,12 +100,23 @@ extension BackupStreamReader {
     func readPath() throws(BackupError) -> String {
         let bytes = try readBytes(lengthBytes: 2)
         guard let path = String(validating: bytes, as: UTF8.self) else { throw .damaged("a path is not UTF-8") }
-        if path.isEmpty { return path }
-        let components = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard !components.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." || $0.contains("\0") }) else {
-            throw .damaged("a path leaves the backing directory")
-        }
+        guard bytes.isEmpty || Self.staysInside(bytes) else { throw .damaged("a path leaves the backing directory") }
         return path
+    }
+
+    /// No empty, `.` or `..` component and no NUL: checked on the bytes, once per entry of
+    /// an archive of thousands (String splitting cost a restore a fifth of its time).
+    static func staysInside(_ path: [UInt8]) -> Bool {
+        var start = 0
+        for end in 0 ... path.count where end == path.count || path[end] == UInt8(ascii: "/") {
+            let component = path[start ..< end]
+            if component.isEmpty || component.elementsEqual([UInt8(ascii: ".")])
+                || component.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")]) || component.contains(0) {
+                return false
+            }
+            start = end + 1
+        }
+        return true
     }
 
     func readAttributes() throws(BackupError) -> BackupAttributes {
