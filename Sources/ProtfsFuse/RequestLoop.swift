@@ -1,4 +1,5 @@
 import CFuse
+import CProtfsUring
 import Glibc
 import ProtfsSystem
 import Synchronization
@@ -44,6 +45,11 @@ final class RequestLoop: @unchecked Sendable {
     /// Keeps idle CPUs polling while requests stream in; nil when not wanted or not allowed.
     private let latency: CPULatencyRequest?
     private let pollingHold = Mutex(PollingHold(streakToHold: RequestLoop.streakToHold, burstGap: RequestLoop.burstGap))
+    /// Told of INIT, to set up io_uring when wanted.
+    private let transport: RingTransport?
+    /// Readable once `wake` was called: the reader, asleep on the device, looks at the
+    /// session's exit flag (with io_uring, no request may come through the device again).
+    private let wakeup: Int32
 
     // Guarded by `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -58,9 +64,11 @@ final class RequestLoop: @unchecked Sendable {
     private var threads: [pthread_t] = []
     private var failure: Int32 = 0
 
-    init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?) {
+    init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?, transport: RingTransport? = nil) {
         self.session = session
         self.latency = latency
+        self.transport = transport
+        wakeup = protfs_eventfd()
         device = fuse_session_fd(session)
         self.maxWorkers = max(2, maxWorkers)
         mutex = .allocate(capacity: 1)
@@ -76,6 +84,13 @@ final class RequestLoop: @unchecked Sendable {
         }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
+        if wakeup >= 0 { close(wakeup) }
+    }
+
+    /// Wakes the reader if it sleeps, to see that the session exited (`fuse_session_exit`).
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
     }
 
     private static func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
@@ -217,6 +232,7 @@ final class RequestLoop: @unchecked Sendable {
             case ENODEV:
                 return .ended(0)
             case EAGAIN:
+                if fuse_session_exited(session) != 0 { return .ended(0) }
                 if largeInFlight.load(ordering: .relaxed) == 0, MonotonicClock.nanoseconds() < spinUntil {
                     // Polling must not keep the requester (or the kernel's writeback) off
                     // this core: anything else runnable here goes first.
@@ -237,7 +253,8 @@ final class RequestLoop: @unchecked Sendable {
         if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, within: Self.linger) {
             updateHold { $0.lingered() }
         }
-        while poll(&device, 1, -1) < 0, errno == EINTR {}
+        var either = [device, pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0)]
+        while poll(&either, 2, -1) < 0, errno == EINTR {}
         locked {
             rota.readerReads(worker)
             // The deputy slept while the reader did; it looks in again from now on.
@@ -279,7 +296,10 @@ final class RequestLoop: @unchecked Sendable {
         var buffer = fuse_buf()
         buffer.size = request.count
         buffer.mem = request.baseAddress
+        let isInit = request.loadUnaligned(as: fuse_in_header.self).opcode == FUSE_INIT.rawValue
+        if isInit { transport?.initRequested(request) }
         fuse_session_process_buf(session, &buffer)
+        if isInit { transport?.initAnswered() }
         // Requests carry names and written plaintext, and the buffer is reused: wipe it.
         PlaintextMemory.wipe(request)
         if large { largeInFlight.subtract(1, ordering: .relaxed) }
