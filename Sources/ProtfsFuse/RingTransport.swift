@@ -8,7 +8,8 @@ import Synchronization
 /// How requests reach the daemon. `/dev/fuse` always carries INIT, FORGET and INTERRUPT
 /// (served by `RequestLoop`); with `-o io_uring`, and when the kernel offers FUSE over
 /// io_uring at INIT (Linux 6.14+, `/sys/module/fuse/parameters/enable_uring` set by root),
-/// every other request comes through per-CPU io_uring queues (`RingQueue`) instead.
+/// every other request comes through per-CPU io_uring queues instead, each served by
+/// `threadsPerQueue` threads bound to its CPU (`RingServer`).
 ///
 /// The kernel needs a queue per possible CPU before it sends a request through any, and
 /// blocks requests meanwhile once INIT agreed on io_uring: so the queues are set up before
@@ -18,15 +19,16 @@ import Synchronization
 /// `unique` belongs to a ring entry goes back through that entry, anything else (INIT's
 /// reply, notifications) to `/dev/fuse`.
 public final class RingTransport: @unchecked Sendable {
-    /// Requests in flight per queue.
-    static let queueDepth = 8
+    /// Threads per queue: how many of a CPU's requests are handled at once (one stuck in
+    /// the backing filesystem holds up no other).
+    static let threadsPerQueue = 4
     static let enableSwitch = "/sys/module/fuse/parameters/enable_uring"
 
     let wanted: Bool
     private let session: OpaquePointer
     private let log: DaemonLog
     private let adapter: FuseAdapter
-    private var queues: [RingQueue] = []
+    private var servers: [RingServer] = []
     /// Serving queues, set between the INIT reply and `finish`.
     private let serving = Atomic<Bool>(false)
     private let opened = DispatchSemaphore(value: 0)
@@ -34,6 +36,7 @@ public final class RingTransport: @unchecked Sendable {
     private let goAhead = Atomic<Bool>(false)
     private let failures = Mutex<[Int32]>([])
     private var asked = false
+    private let failureReported = Atomic<Bool>(false)
 
     init(wanted: Bool, session: OpaquePointer, adapter: FuseAdapter) {
         self.wanted = wanted
@@ -71,24 +74,24 @@ public final class RingTransport: @unchecked Sendable {
         }
         let payloadBytes = LowLevelOperations.maxRequestBytes
         let device = fuse_session_fd(session)
-        for index in 0 ..< count {
-            guard let queue = RingQueue.make(index: index, depth: Self.queueDepth, payloadBytes: payloadBytes,
-                                             session: session, device: device) else { break }
-            let started = queue.start(opened: { [self] status in
+        for index in 0 ..< count * Self.threadsPerQueue {
+            guard let server = RingServer.make(queue: index % count, depth: 1, payloadBytes: payloadBytes,
+                                               session: session, device: device) else { break }
+            let started = server.start(opened: { [self] status in
                 if status != 0 { failures.withLock { $0.append(status) } }
                 opened.signal()
             }, go: { [self] in
                 decided.wait()
                 return goAhead.load(ordering: .acquiring)
             }, ended: { [self] status in
-                if status != 0 { ringFailed(queue: index, status: status) }
+                if status != 0 { ringFailed(queue: index % count, status: status) }
             })
             guard started else { break }
-            queues.append(queue)
+            servers.append(server)
         }
-        for _ in queues { opened.wait() }
+        for _ in servers { opened.wait() }
         let failure = failures.withLock { $0.first }
-        guard queues.count == count, failure == nil else {
+        guard servers.count == count * Self.threadsPerQueue, failure == nil else {
             abandon()
             let reason = failure.map { "cannot set up its queues: \(Errno(-$0))" } ?? "out of memory or threads for its queues"
             log.info("transport: /dev/fuse (io_uring not used: \(reason))")
@@ -103,20 +106,21 @@ public final class RingTransport: @unchecked Sendable {
         guard asked else { return }
         serving.store(true, ordering: .releasing)
         goAhead.store(true, ordering: .releasing)
-        for _ in queues { decided.signal() }
-        log.info("transport: io_uring (\(queues.count) queues of \(Self.queueDepth) requests, one per CPU)")
+        for _ in servers { decided.signal() }
+        log.info("transport: io_uring (\(servers.count / Self.threadsPerQueue) queues, one per CPU, of \(Self.threadsPerQueue) threads each)")
     }
 
     private func abandon() {
         goAhead.store(false, ordering: .releasing)
-        for _ in queues { decided.signal() }
-        for queue in queues { queue.join() }
-        queues = []
+        for _ in servers { decided.signal() }
+        for server in servers { server.join() }
+        servers = []
     }
 
-    /// A queue stopped for a reason other than the unmount (the kernel refused to register
+    /// A thread stopped for a reason other than the unmount (the kernel refused to register
     /// it: requests then go through /dev/fuse).
     private func ringFailed(queue: Int, status: Int32) {
+        guard !failureReported.exchange(true, ordering: .acquiringAndReleasing) else { return }
         log.warning("transport: io_uring queue \(queue) stopped (\(Errno(-status))); the kernel sends its requests through /dev/fuse")
     }
 
@@ -148,11 +152,11 @@ public final class RingTransport: @unchecked Sendable {
         guard serving.load(ordering: .acquiring), count >= 1, iov[0].iov_len >= MemoryLayout<fuse_out_header>.size else { return false }
         let unique = iov[0].iov_base!.loadUnaligned(as: fuse_out_header.self).unique
         guard unique != 0 else { return false }
-        for queue in queues {
-            for entry in queue.entries where entry.unique.load(ordering: .acquiring) == unique {
+        for server in servers {
+            for entry in server.entries where entry.unique.load(ordering: .acquiring) == unique {
                 entry.stageReply(iov, count)
                 entry.unique.store(0, ordering: .releasing)
-                queue.replied(entry)
+                server.replied(entry)
                 return true
             }
         }
@@ -166,7 +170,7 @@ public final class RingTransport: @unchecked Sendable {
     func finish() {
         adapter.transportAddress.store(0, ordering: .releasing)
         guard serving.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        for queue in queues { queue.stop() }
-        for queue in queues { queue.join() }
+        for server in servers { server.stop() }
+        for server in servers { server.join() }
     }
 }

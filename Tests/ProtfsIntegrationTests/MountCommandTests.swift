@@ -7,7 +7,8 @@ import Testing
 struct MountCommandTests {
     func mount(_ vault: TestVault, _ extra: [String] = [], mountpoint: String? = nil) -> CommandResult {
         CommandRunner.run(TestVault.protfs, ["mount", vault.backing, mountpoint ?? vault.mountpoint, "-o",
-                                             (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"] + extra)
+                                             (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"]
+                                              + TestVault.transportOptions(besides: extra) + extra)
                                                 .joined(separator: ",")], timeout: 60)
     }
 
@@ -108,7 +109,8 @@ struct MountCommandTests {
         let vault = try TestVault()
         defer { stopDaemons(of: vault) }
         let started = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-o",
-                                                           "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"],
+                                                           (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"]
+                                                            + TestVault.transportOptions(besides: [])).joined(separator: ",")],
                                         environment: ["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"], timeout: 15)
         #expect(started.succeeded, "\(started.stderr)")
         let pid = try #require(daemonPID(vault))
@@ -134,7 +136,8 @@ struct MountCommandTests {
         let command = Process()
         command.executableURL = URL(fileURLWithPath: TestVault.protfs)
         command.arguments = ["mount", vault.backing, vault.mountpoint, "-o",
-                             "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"]
+                             (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"]
+                              + TestVault.transportOptions(besides: [])).joined(separator: ",")]
         // The probe holds the daemon 0.2 s before its verdict, after the passcode's Argon2id.
         command.environment = ProcessInfo.processInfo.environment.merging(["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"]) { $1 }
         try command.run()

@@ -3,24 +3,30 @@ import CProtfsUring
 import Glibc
 import Synchronization
 
-/// One of the kernel's per-CPU request queues (FUSE over io_uring) and the thread that
-/// serves it, bound to that CPU.
+/// One of the threads serving one of the kernel's per-CPU request queues (FUSE over
+/// io_uring), bound to that CPU, with an io_uring and ring entries of its own.
 ///
-/// The kernel puts a request on the queue of the CPU its caller runs on, so the queue's
-/// thread is woken on the caller's own CPU, where the caller is about to wait for the
-/// answer: no other CPU is woken per request, and no CPU has to poll to be quick. The
-/// thread handles each request itself, as libfuse's io_uring loop does; large READ and
-/// WRITE requests still spread their crypto over every core (`ChunkParallelism`).
+/// The kernel puts a request on the queue of the CPU its caller runs on, so a thread is
+/// woken on the caller's own CPU, where the caller is about to wait for the answer: no
+/// other CPU is woken per request, and no CPU has to poll to be quick. The thread handles
+/// each request itself; large READ and WRITE requests still spread their crypto over every
+/// core (`ChunkParallelism`).
+///
+/// Each thread has one entry: the kernel hands a request to an entry through the thread
+/// that last committed it, so an entry of a thread stuck in a request (a write to a frozen
+/// backing filesystem) would hold up the request given to it. With one entry, a busy
+/// thread's entry is never free; the queue's other threads serve on.
 ///
 /// The ring is the thread's alone (IORING_SETUP_SINGLE_ISSUER and DEFER_TASKRUN): the
 /// kernel writes requests into the entries only while this thread is in `io_uring_enter`,
 /// which is what makes it safe to wipe a reply the kernel has taken between two calls. A
 /// reply sent from another thread is handed over and the thread woken through `wakeup`.
-final class RingQueue: @unchecked Sendable {
+final class RingServer: @unchecked Sendable {
     /// The completion of the poll on `wakeup` (entries use their index).
     static let wakeupTag = UInt64.max
 
-    let index: Int
+    /// The kernel's queue this thread serves, which is also the CPU it runs on.
+    let queue: Int
     let entries: [RingEntry]
     private let session: OpaquePointer
     private let device: Int32
@@ -36,16 +42,16 @@ final class RingQueue: @unchecked Sendable {
     /// Set once the thread runs; read by `RingTransport`.
     let servingThread = Atomic<UInt>(0)
 
-    private init(index: Int, session: OpaquePointer, device: Int32, entries: [RingEntry], wakeup: Int32) {
-        self.index = index
+    private init(queue: Int, session: OpaquePointer, device: Int32, entries: [RingEntry], wakeup: Int32) {
+        self.queue = queue
         self.session = session
         self.device = device
         self.entries = entries
         self.wakeup = wakeup
     }
 
-    /// The queue's memory and wakeup descriptor; nil when out of memory or descriptors.
-    static func make(index: Int, depth: Int, payloadBytes: Int, session: OpaquePointer, device: Int32) -> RingQueue? {
+    /// The thread's memory and wakeup descriptor; nil when out of memory or descriptors.
+    static func make(queue: Int, depth: Int, payloadBytes: Int, session: OpaquePointer, device: Int32) -> RingServer? {
         var entries: [RingEntry] = []
         for entry in 0 ..< depth {
             guard let made = RingEntry(index: entry, payloadBytes: payloadBytes) else { return nil }
@@ -53,7 +59,7 @@ final class RingQueue: @unchecked Sendable {
         }
         let wakeup = protfs_eventfd()
         guard wakeup >= 0 else { return nil }
-        return RingQueue(index: index, session: session, device: device, entries: entries, wakeup: wakeup)
+        return RingServer(queue: queue, session: session, device: device, entries: entries, wakeup: wakeup)
     }
 
     deinit {
@@ -62,13 +68,13 @@ final class RingQueue: @unchecked Sendable {
 
     /// Opens the ring on the calling thread, which serves it from then on; 0 or a negative errno.
     func open() -> Int32 {
-        _ = protfs_pin_thread_to_cpu(Int32(index))
+        _ = protfs_pin_thread_to_cpu(Int32(queue))
         servingThread.store(pthread_self(), ordering: .releasing)
         // Every entry has one command in the kernel at a time, plus the wakeup poll.
         return protfs_ring_open(&ring, UInt32(entries.count + 1), device)
     }
 
-    /// Whether the calling thread is this queue's.
+    /// Whether the calling thread is this one.
     var isServingThread: Bool { pthread_equal(servingThread.load(ordering: .acquiring), pthread_self()) != 0 }
 
     /// Registers every entry with the kernel and serves until every entry has ended or
@@ -76,7 +82,7 @@ final class RingQueue: @unchecked Sendable {
     func serve() -> Int32 {
         defer { protfs_ring_close(&ring) }
         for entry in entries {
-            guard protfs_ring_queue_register(&ring, UInt16(index), entry.buffers, UInt64(entry.index)) == 0 else { return -EBUSY }
+            guard protfs_ring_queue_register(&ring, UInt16(queue), entry.buffers, UInt64(entry.index)) == 0 else { return -EBUSY }
         }
         guard protfs_ring_queue_poll(&ring, wakeup, Self.wakeupTag) == 0 else { return -EBUSY }
         var failure: Int32 = 0
@@ -107,9 +113,9 @@ final class RingQueue: @unchecked Sendable {
                 case -EAGAIN, -EINTR:
                     // Not taken: the same command again.
                     if entry.registered {
-                        _ = protfs_ring_queue_commit(&ring, UInt16(index), entry.commitID, UInt64(entry.index))
+                        _ = protfs_ring_queue_commit(&ring, UInt16(queue), entry.commitID, UInt64(entry.index))
                     } else {
-                        _ = protfs_ring_queue_register(&ring, UInt16(index), entry.buffers, UInt64(entry.index))
+                        _ = protfs_ring_queue_register(&ring, UInt16(queue), entry.buffers, UInt64(entry.index))
                     }
                 default:
                     // -ENOTCONN, -ECONNABORTED, -ECANCELED: unmounted or aborted. Anything
@@ -159,7 +165,7 @@ final class RingQueue: @unchecked Sendable {
 
     private func commit(_ entry: RingEntry) {
         // One command per entry in the kernel and a slot per entry: the queue has room.
-        _ = protfs_ring_queue_commit(&ring, UInt16(index), entry.commitID, UInt64(entry.index))
+        _ = protfs_ring_queue_commit(&ring, UInt16(queue), entry.commitID, UInt64(entry.index))
         committed.append(entry)
     }
 
@@ -172,7 +178,7 @@ final class RingQueue: @unchecked Sendable {
 
     // MARK: - The thread
 
-    /// Starts the queue's thread, which opens the ring, reports through `opened`, waits
+    /// Starts the thread, which opens the ring, reports through `opened`, waits
     /// for `go` (true: serve; false: give up) and serves. `ended` gets serve's result.
     func start(opened: @escaping @Sendable (Int32) -> Void, go: @escaping @Sendable () -> Bool,
                ended: @escaping @Sendable (Int32) -> Void) -> Bool {
