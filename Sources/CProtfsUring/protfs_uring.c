@@ -146,11 +146,9 @@ int protfs_ring_queue_poll(struct protfs_ring *ring, int fd, uint64_t user_data)
     return 0;
 }
 
-int protfs_ring_enter(struct protfs_ring *ring, int wait) {
+int protfs_ring_enter(struct protfs_ring *ring, unsigned wait_for) {
     unsigned submit = ring->unsubmitted;
-    unsigned flags = wait ? IORING_ENTER_GETEVENTS : 0;
-    if (submit == 0 && !wait) return 0;
-    long done = syscall(__NR_io_uring_enter, ring->fd, submit, wait ? 1 : 0, flags, NULL, 0);
+    long done = syscall(__NR_io_uring_enter, ring->fd, submit, wait_for, IORING_ENTER_GETEVENTS, NULL, 0);
     if (done < 0) return -errno;
     ring->unsubmitted -= (unsigned)done < submit ? (unsigned)done : submit;
     return 0;

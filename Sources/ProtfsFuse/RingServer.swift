@@ -87,19 +87,13 @@ final class RingServer: @unchecked Sendable {
         guard protfs_ring_queue_poll(&ring, wakeup, Self.wakeupTag) == 0 else { return -EBUSY }
         var failure: Int32 = 0
         while !stopping.load(ordering: .acquiring), entries.contains(where: { !$0.ended }) {
-            let entered = protfs_ring_enter(&ring, 1)
-            if entered < 0, entered != -EINTR {
-                failure = entered
-                break
-            }
-            var completions: [(tag: UInt64, result: Int32)] = []
-            var tag: UInt64 = 0
-            var result: Int32 = 0
-            while protfs_ring_take_completion(&ring, &tag, &result) != 0 { completions.append((tag, result)) }
-            // What was committed and got no new request back is idle in the kernel, which
-            // took its reply and will write nothing into it before this thread's next call.
+            // Replies just committed are taken by the kernel as they are submitted: submit
+            // without waiting, wipe those whose entry got no new request, then wait.
+            var completions = take(waitingFor: committed.isEmpty ? 1 : 0, failure: &failure)
             for entry in committed where !completions.contains(where: { $0.tag == UInt64(entry.index) }) { entry.wipeReply() }
             committed = []
+            if completions.isEmpty, failure == 0 { completions = take(waitingFor: 1, failure: &failure) }
+            if failure != 0 { break }
             for completion in completions {
                 if completion.tag == Self.wakeupTag {
                     wokenUp()
@@ -129,6 +123,18 @@ final class RingServer: @unchecked Sendable {
         }
         for entry in entries { entry.wipeReply() }
         return failure
+    }
+
+    /// Submits what was queued, waits for `count` completions (0: none) and takes them all;
+    /// an error of the ring itself goes to `failure`.
+    private func take(waitingFor count: UInt32, failure: inout Int32) -> [(tag: UInt64, result: Int32)] {
+        let entered = protfs_ring_enter(&ring, count)
+        if entered < 0, entered != -EINTR { failure = entered }
+        var completions: [(tag: UInt64, result: Int32)] = []
+        var tag: UInt64 = 0
+        var result: Int32 = 0
+        while protfs_ring_take_completion(&ring, &tag, &result) != 0 { completions.append((tag, result)) }
+        return completions
     }
 
     /// Asks the thread to stop at its next wakeup.

@@ -59,9 +59,10 @@ int protfs_ring_queue_register(struct protfs_ring *ring, uint16_t queue, const s
 int protfs_ring_queue_commit(struct protfs_ring *ring, uint16_t queue, uint64_t commit_id, uint64_t user_data);
 /// Queues a one-shot poll for `fd` becoming readable.
 int protfs_ring_queue_poll(struct protfs_ring *ring, int fd, uint64_t user_data);
-/// Submits what was queued and, with `wait`, waits until a completion is there. Returns 0
-/// or a negative errno (-EINTR: interrupted, nothing lost).
-int protfs_ring_enter(struct protfs_ring *ring, int wait);
+/// Submits what was queued, runs the ring's pending work (which posts completions), and
+/// waits until `wait_for` completions are there (0: does not wait). Returns 0 or a negative
+/// errno (-EINTR: interrupted, nothing lost).
+int protfs_ring_enter(struct protfs_ring *ring, unsigned wait_for);
 /// Takes the oldest completion, if any: 1 with `user_data` and `result` set, else 0.
 int protfs_ring_take_completion(struct protfs_ring *ring, uint64_t *user_data, int32_t *result);
 /// Whether a completion is waiting (a look at shared memory, no system call).
