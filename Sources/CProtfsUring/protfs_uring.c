@@ -146,9 +146,19 @@ int protfs_ring_queue_poll(struct protfs_ring *ring, int fd, uint64_t user_data)
     return 0;
 }
 
-int protfs_ring_enter(struct protfs_ring *ring, unsigned wait_for) {
+int protfs_ring_enter(struct protfs_ring *ring, unsigned wait_for, int64_t timeout_ns) {
     unsigned submit = ring->unsubmitted;
-    long done = syscall(__NR_io_uring_enter, ring->fd, submit, wait_for, IORING_ENTER_GETEVENTS, NULL, 0);
+    long done;
+    if (timeout_ns >= 0) {
+        struct __kernel_timespec time = {.tv_sec = timeout_ns / 1000000000, .tv_nsec = timeout_ns % 1000000000};
+        struct io_uring_getevents_arg argument;
+        memset(&argument, 0, sizeof(argument));
+        argument.ts = (uint64_t)(uintptr_t)&time;
+        done = syscall(__NR_io_uring_enter, ring->fd, submit, wait_for, IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG,
+                       &argument, sizeof(argument));
+    } else {
+        done = syscall(__NR_io_uring_enter, ring->fd, submit, wait_for, IORING_ENTER_GETEVENTS, NULL, 0);
+    }
     if (done < 0) return -errno;
     ring->unsubmitted -= (unsigned)done < submit ? (unsigned)done : submit;
     return 0;

@@ -24,6 +24,10 @@ import Synchronization
 final class RingServer: @unchecked Sendable {
     /// The completion of the poll on `wakeup` (entries use their index).
     static let wakeupTag = UInt64.max
+    /// How long a reply the kernel has taken stays in its entry at most, when no request
+    /// follows (one that does overwrites it at once): long enough for a caller's next
+    /// request to come within one call into the ring, short enough to leave nothing behind.
+    static let replyLinger = Duration.milliseconds(1)
 
     /// The kernel's queue this thread serves, which is also the CPU it runs on.
     let queue: Int
@@ -87,12 +91,13 @@ final class RingServer: @unchecked Sendable {
         guard protfs_ring_queue_poll(&ring, wakeup, Self.wakeupTag) == 0 else { return -EBUSY }
         var failure: Int32 = 0
         while !stopping.load(ordering: .acquiring), entries.contains(where: { !$0.ended }) {
-            // Replies just committed are taken by the kernel as they are submitted: submit
-            // without waiting, wipe those whose entry got no new request, then wait.
-            var completions = take(waitingFor: committed.isEmpty ? 1 : 0, failure: &failure)
+            // Replies just committed are taken by the kernel as they are submitted. Those
+            // whose entry got no new request are wiped once another completion came, or
+            // `replyLinger` passed without one; then the thread sleeps.
+            var completions = take(within: committed.isEmpty ? nil : Self.replyLinger, failure: &failure)
             for entry in committed where !completions.contains(where: { $0.tag == UInt64(entry.index) }) { entry.wipeReply() }
             committed = []
-            if completions.isEmpty, failure == 0 { completions = take(waitingFor: 1, failure: &failure) }
+            if completions.isEmpty, failure == 0 { completions = take(within: nil, failure: &failure) }
             if failure != 0 { break }
             for completion in completions {
                 if completion.tag == Self.wakeupTag {
@@ -125,11 +130,11 @@ final class RingServer: @unchecked Sendable {
         return failure
     }
 
-    /// Submits what was queued, waits for `count` completions (0: none) and takes them all;
+    /// Submits what was queued, waits for a completion (at most `time`) and takes them all;
     /// an error of the ring itself goes to `failure`.
-    private func take(waitingFor count: UInt32, failure: inout Int32) -> [(tag: UInt64, result: Int32)] {
-        let entered = protfs_ring_enter(&ring, count)
-        if entered < 0, entered != -EINTR { failure = entered }
+    private func take(within time: Duration?, failure: inout Int32) -> [(tag: UInt64, result: Int32)] {
+        let entered = protfs_ring_enter(&ring, 1, time.map { Int64($0.wholeNanoseconds) } ?? -1)
+        if entered < 0, entered != -EINTR, entered != -ETIME { failure = entered }
         var completions: [(tag: UInt64, result: Int32)] = []
         var tag: UInt64 = 0
         var result: Int32 = 0

@@ -60,9 +60,10 @@ int protfs_ring_queue_commit(struct protfs_ring *ring, uint16_t queue, uint64_t 
 /// Queues a one-shot poll for `fd` becoming readable.
 int protfs_ring_queue_poll(struct protfs_ring *ring, int fd, uint64_t user_data);
 /// Submits what was queued, runs the ring's pending work (which posts completions), and
-/// waits until `wait_for` completions are there (0: does not wait). Returns 0 or a negative
-/// errno (-EINTR: interrupted, nothing lost).
-int protfs_ring_enter(struct protfs_ring *ring, unsigned wait_for);
+/// waits until `wait_for` completions are there (0: does not wait), for at most
+/// `timeout_ns` nanoseconds if that is not negative. Returns 0 or a negative errno (-EINTR:
+/// interrupted, -ETIME: timed out; nothing lost either way).
+int protfs_ring_enter(struct protfs_ring *ring, unsigned wait_for, int64_t timeout_ns);
 /// Takes the oldest completion, if any: 1 with `user_data` and `result` set, else 0.
 int protfs_ring_take_completion(struct protfs_ring *ring, uint64_t *user_data, int32_t *result);
 /// Whether a completion is waiting (a look at shared memory, no system call).
