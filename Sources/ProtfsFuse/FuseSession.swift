@@ -77,15 +77,11 @@ public final class FuseSession {
         // mknod and mkdir it sends (no FUSE_CAP_DONT_MASK): the daemon's own must not take
         // more. Everything else the daemon creates names its mode (0600, 0700) or sets it.
         umask(0)
-        guard fuse_session_mount(session, configuration.mountpoint) == 0 else {
-            fuse_session_destroy(session)
-            self.adapter.release()
-            throw .mountFailed(configuration.mountpoint)
-        }
+        // Thrown from here on, the session is whole: `deinit` destroys it and releases the
+        // adapter (doing so here too freed them twice).
+        guard fuse_session_mount(session, configuration.mountpoint) == 0 else { throw .mountFailed(configuration.mountpoint) }
         guard InitReplyExtension.install(on: session) else {
             fuse_session_unmount(session)
-            fuse_session_destroy(session)
-            self.adapter.release()
             throw .mountFailed(configuration.mountpoint)
         }
         adapter.sessionAddress.store(UInt(bitPattern: created), ordering: .releasing)

@@ -118,6 +118,25 @@ struct MountCommandTests {
         #expect(image == URL(fileURLWithPath: TestVault.protfs).resolvingSymlinksInPath().path)
     }
 
+    /// A daemon whose mount the kernel refuses (here fusermount3, for a user who may not
+    /// write to the mount point) ends with the reason, not a crash (the session was freed
+    /// twice on the way out).
+    @Test("a mount the kernel refuses ends the daemon with its reason, not a crash")
+    func refusedMountEndsCleanly() throws {
+        let vault = try TestVault()
+        let runtime = vault.root.path + "/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false)
+        #expect(CommandRunner.run("chown", ["-R", "65534:65534", vault.root.path]).succeeded)
+        #expect(CommandRunner.run("chown", ["0:0", vault.mountpoint]).succeeded)
+        vault.daemonEnvironment["XDG_RUNTIME_DIR"] = runtime
+        #expect(throws: TestFailure.self) {
+            try vault.mount(launcher: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+        }
+        defer { try? vault.unmount() }
+        #expect(vault.daemonOutput.hasSuffix("could not mount on \(vault.mountpoint)\n"), "\(vault.daemonOutput)")
+        #expect(!TestVault.isMounted(vault.mountpoint))
+    }
+
     /// The daemons of the vault now running (their pids), found by their command line.
     func daemons(of vault: TestVault) -> [Int32] {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init).filter { pid in
