@@ -118,6 +118,7 @@ public final class FuseSession {
             fuse_session_exit(OpaquePointer(bitPattern: address))
             loop.wake()
         }
+        transport.sessionEnded = { loop.wake() }
         let status = loop.run()
         // The io_uring queues serve on through the unmount, which ends their commands (the
         // kernel waits for that before the unmount completes), then stop.

@@ -81,14 +81,27 @@ final class RingServer: @unchecked Sendable {
     /// Whether the calling thread is this one.
     var isServingThread: Bool { pthread_equal(servingThread.load(ordering: .acquiring), pthread_self()) != 0 }
 
+    /// How serving ended.
+    enum Ending: Equatable {
+        /// Unmounted, aborted, or told to stop.
+        case ended
+        /// The kernel refused to register an entry (errno): it then sends its requests
+        /// through /dev/fuse.
+        case refused(Int32)
+        /// The ring failed (errno), or the kernel refused a reply: the kernel may be left
+        /// waiting for this thread's entry.
+        case failed(Int32)
+    }
+
     /// Registers every entry with the kernel and serves until every entry has ended or
-    /// `stop` is called. Returns the first unexpected error (negative errno), or 0.
-    func serve() -> Int32 {
+    /// `stop` is called.
+    func serve() -> Ending {
         defer { protfs_ring_close(&ring) }
         for entry in entries {
-            guard protfs_ring_queue_register(&ring, UInt16(queue), entry.buffers, UInt64(entry.index)) == 0 else { return -EBUSY }
+            guard protfs_ring_queue_register(&ring, UInt16(queue), entry.buffers, UInt64(entry.index)) == 0 else { return .failed(-EBUSY) }
         }
-        guard protfs_ring_queue_poll(&ring, wakeup, Self.wakeupTag) == 0 else { return -EBUSY }
+        guard protfs_ring_queue_poll(&ring, wakeup, Self.wakeupTag) == 0 else { return .failed(-EBUSY) }
+        var ending = Ending.ended
         var failure: Int32 = 0
         while !stopping.load(ordering: .acquiring), entries.contains(where: { !$0.ended }) {
             // Replies just committed are taken by the kernel as they are submitted. Those
@@ -118,16 +131,16 @@ final class RingServer: @unchecked Sendable {
                     }
                 default:
                     // -ENOTCONN, -ECONNABORTED, -ECANCELED: unmounted or aborted. Anything
-                    // else (a refused REGISTER) is the transport's to report.
+                    // else is the transport's to report.
                     entry.ended = true
-                    if failure == 0, ![-ENOTCONN, -ECONNABORTED, -ECANCELED, -ENODEV].contains(completion.result) {
-                        failure = completion.result
+                    if ending == .ended, ![-ENOTCONN, -ECONNABORTED, -ECANCELED, -ENODEV].contains(completion.result) {
+                        ending = entry.registered ? .failed(completion.result) : .refused(completion.result)
                     }
                 }
             }
         }
         for entry in entries { entry.wipeReply() }
-        return failure
+        return failure != 0 ? .failed(failure) : ending
     }
 
     /// Submits what was queued, waits for a completion (at most `time`) and takes them all;
@@ -192,7 +205,7 @@ final class RingServer: @unchecked Sendable {
     /// Starts the thread, which opens the ring, reports through `opened`, waits
     /// for `go` (true: serve; false: give up) and serves. `ended` gets serve's result.
     func start(opened: @escaping @Sendable (Int32) -> Void, go: @escaping @Sendable () -> Bool,
-               ended: @escaping @Sendable (Int32) -> Void) -> Bool {
+               ended: @escaping @Sendable (Ending) -> Void) -> Bool {
         let body = Unmanaged.passRetained(ThreadBody { [self] in
             let status = open()
             opened(status)

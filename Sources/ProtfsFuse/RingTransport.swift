@@ -37,6 +37,8 @@ public final class RingTransport: @unchecked Sendable {
     private let failures = Mutex<[Int32]>([])
     private var asked = false
     private let failureReported = Atomic<Bool>(false)
+    /// Wakes the /dev/fuse loop to see the session's end; set before serving starts.
+    var sessionEnded: (@Sendable () -> Void)?
 
     init(wanted: Bool, session: OpaquePointer, adapter: FuseAdapter) {
         self.wanted = wanted
@@ -83,8 +85,8 @@ public final class RingTransport: @unchecked Sendable {
             }, go: { [self] in
                 decided.wait()
                 return goAhead.load(ordering: .acquiring)
-            }, ended: { [self] status in
-                if status != 0 { ringFailed(queue: index % count, status: status) }
+            }, ended: { [self] ending in
+                ended(ending, queue: index % count)
             })
             guard started else { break }
             servers.append(server)
@@ -104,10 +106,10 @@ public final class RingTransport: @unchecked Sendable {
     /// INIT is answered: with io_uring agreed, the queues register and serve.
     func initAnswered() {
         guard asked else { return }
+        log.info("transport: io_uring (\(servers.count / Self.threadsPerQueue) queues, one per CPU, of \(Self.threadsPerQueue) threads each)")
         serving.store(true, ordering: .releasing)
         goAhead.store(true, ordering: .releasing)
         for _ in servers { decided.signal() }
-        log.info("transport: io_uring (\(servers.count / Self.threadsPerQueue) queues, one per CPU, of \(Self.threadsPerQueue) threads each)")
     }
 
     private func abandon() {
@@ -117,11 +119,22 @@ public final class RingTransport: @unchecked Sendable {
         servers = []
     }
 
-    /// A thread stopped for a reason other than the unmount (the kernel refused to register
-    /// it: requests then go through /dev/fuse).
-    private func ringFailed(queue: Int, status: Int32) {
-        guard !failureReported.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        log.warning("transport: io_uring queue \(queue) stopped (\(Errno(-status))); the kernel sends its requests through /dev/fuse")
+    /// A thread stopped. Refused at registration, the kernel sends requests through
+    /// /dev/fuse; failed otherwise, it may wait for that thread's entry forever, so the
+    /// session ends rather than hang the mount.
+    private func ended(_ ending: RingServer.Ending, queue: Int) {
+        switch ending {
+        case .ended:
+            return
+        case .refused(let status):
+            guard !failureReported.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            log.warning("transport: /dev/fuse (the kernel refused io_uring queue \(queue): \(Errno(-status)))")
+        case .failed(let status):
+            guard !failureReported.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            log.warning("transport: io_uring queue \(queue) failed (\(Errno(-status))); the session ends")
+            fuse_session_exit(session)
+            sessionEnded?()
+        }
     }
 
     /// Whether the INIT request offers FUSE_OVER_IO_URING.
