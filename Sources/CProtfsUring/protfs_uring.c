@@ -4,8 +4,6 @@
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,13 +194,6 @@ int protfs_possible_cpus(void) {
     }
     fclose(file);
     return highest + 1;
-}
-
-int protfs_pin_thread_to_cpu(int cpu) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
 int protfs_eventfd(void) {

@@ -1,6 +1,7 @@
 import CFuse
 import CProtfsUring
 import Glibc
+import ProtfsSystem
 import Synchronization
 
 /// One of the threads serving one of the kernel's per-CPU request queues (FUSE over
@@ -72,7 +73,7 @@ final class RingServer: @unchecked Sendable {
 
     /// Opens the ring on the calling thread, which serves it from then on; 0 or a negative errno.
     func open() -> Int32 {
-        _ = protfs_pin_thread_to_cpu(Int32(queue))
+        ThreadPinning.pin(toCPU: queue)
         servingThread.store(pthread_self(), ordering: .releasing)
         // Every entry has one command in the kernel at a time, plus the wakeup poll.
         return protfs_ring_open(&ring, UInt32(entries.count + 1), device)

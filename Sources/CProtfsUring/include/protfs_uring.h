@@ -72,8 +72,6 @@ int protfs_ring_has_completion(const struct protfs_ring *ring);
 /// How many queues the kernel's ring has: one per possible CPU (the highest index in
 /// /sys/devices/system/cpu/possible, plus one); 0 if unknown.
 int protfs_possible_cpus(void);
-/// Binds the calling thread to `cpu`; 0 or an errno.
-int protfs_pin_thread_to_cpu(int cpu);
 /// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK).
 int protfs_eventfd(void);
 #endif
