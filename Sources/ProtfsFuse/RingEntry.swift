@@ -37,10 +37,20 @@ final class RingEntry: @unchecked Sendable {
     /// Payload bytes the kernel wrote (the request's) and that the reply wrote.
     var requestBytes = 0
     var replyBytes = 0
+    /// Whether the request's reply carries plaintext (file contents, names, xattrs, link
+    /// targets), which must not stay once the kernel has it; other replies carry attributes.
+    var repliesWithPlaintext = false
     /// Whether the kernel took the entry's buffers (its first request came).
     var registered = false
     /// Whether the kernel gave the entry up (unmounted, aborted, refused).
     var ended = false
+
+    /// The requests whose replies carry plaintext.
+    static let plaintextReplies = Set([FUSE_READ, FUSE_READDIR, FUSE_READDIRPLUS, FUSE_READLINK, FUSE_GETXATTR,
+                                       FUSE_LISTXATTR].map(\.rawValue))
+
+    /// Whether the entry holds a reply with plaintext the kernel may have taken already.
+    var holdsPlaintextReply: Bool { repliesWithPlaintext && replyBytes > 0 }
 
     init?(index: Int, payloadBytes: Int) {
         guard let memory = PlaintextMemory.map(byteCount: Self.payloadOffset + payloadBytes) else { return nil }
@@ -77,6 +87,7 @@ final class RingEntry: @unchecked Sendable {
         requestBytes = min(payloadCount, payloadBytes)
         guard payloadCount <= payloadBytes, (0...Self.firstArgumentBytes).contains(argumentCount) else { return nil }
         commitID = ringHeader.commit_id
+        repliesWithPlaintext = Self.plaintextReplies.contains(inHeader.opcode)
         unique.store(inHeader.unique, ordering: .releasing)
         let prefix = Self.inHeaderBytes + argumentCount
         let start = payload - prefix

@@ -25,9 +25,11 @@ import Synchronization
 final class RingServer: @unchecked Sendable {
     /// The completion of the poll on `wakeup` (entries use their index).
     static let wakeupTag = UInt64.max
-    /// How long a reply the kernel has taken stays in its entry at most, when no request
-    /// follows (one that does overwrites it at once): long enough for a caller's next
-    /// request to come within one call into the ring, short enough to leave nothing behind.
+    /// How long a reply with plaintext the kernel has taken stays in its entry at most, when
+    /// no request follows (one that does overwrites it at once): long enough for a caller's
+    /// next request to come within one call into the ring, short enough to leave nothing
+    /// behind. Other replies (attributes, errors) wait for the next request: a timed wait
+    /// made a stream of lookups an eighth slower.
     static let replyLinger = Duration.milliseconds(1)
 
     /// The kernel's queue this thread serves, which is also the CPU it runs on.
@@ -107,8 +109,9 @@ final class RingServer: @unchecked Sendable {
         while !stopping.load(ordering: .acquiring), entries.contains(where: { !$0.ended }) {
             // Replies just committed are taken by the kernel as they are submitted. Those
             // whose entry got no new request are wiped once another completion came, or
-            // `replyLinger` passed without one; then the thread sleeps.
-            var completions = take(within: committed.isEmpty ? nil : Self.replyLinger, failure: &failure)
+            // `replyLinger` passed without one (when one holds plaintext); then the thread sleeps.
+            let linger = committed.contains { $0.holdsPlaintextReply } ? Self.replyLinger : nil
+            var completions = take(within: linger, failure: &failure)
             for entry in committed where !completions.contains(where: { $0.tag == UInt64(entry.index) }) { entry.wipeReply() }
             committed = []
             if completions.isEmpty, failure == 0 { completions = take(within: nil, failure: &failure) }

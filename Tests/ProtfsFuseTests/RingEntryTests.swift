@@ -11,10 +11,11 @@ import Testing
 
     /// Writes a request as the kernel does: `fuse_in_header`, the first argument into
     /// `op_in`, the rest into the payload, the payload's size into `ring_ent_in_out`.
-    func deliver(to entry: RingEntry, unique: UInt64, firstArgument: [UInt8], payload: [UInt8], claimedLength: Int? = nil) {
+    func deliver(to entry: RingEntry, unique: UInt64, firstArgument: [UInt8], payload: [UInt8], claimedLength: Int? = nil,
+                 opcode: fuse_opcode = FUSE_SETXATTR) {
         var header = fuse_in_header()
         header.len = UInt32(claimedLength ?? inHeader + firstArgument.count + payload.count)
-        header.opcode = FUSE_SETXATTR.rawValue
+        header.opcode = opcode.rawValue
         header.unique = unique
         UnsafeMutableRawPointer(entry.header).storeBytes(of: header, as: fuse_in_header.self)
         withUnsafeMutablePointer(to: &entry.header.pointee.op_in) { UnsafeMutableRawPointer($0).copyMemory(from: firstArgument, byteCount: firstArgument.count) }
@@ -75,6 +76,19 @@ import Testing
         reply(entry, unique: 6, Array("reply".utf8))
         entry.wipeReply()
         #expect(UnsafeRawBufferPointer(start: entry.payload, count: 5000).allSatisfy { $0 == 0 })
+    }
+
+    @Test("replies to reads, listings, xattr and link reads hold plaintext; others hold attributes",
+          arguments: [(FUSE_READ, true), (FUSE_READDIRPLUS, true), (FUSE_READLINK, true), (FUSE_GETXATTR, true),
+                      (FUSE_LOOKUP, false), (FUSE_GETATTR, false), (FUSE_WRITE, false)])
+    func plaintextReplies(opcode: fuse_opcode, plaintext: Bool) throws {
+        let entry = try #require(RingEntry(index: 0, payloadBytes: 4096))
+        deliver(to: entry, unique: 8, firstArgument: [], payload: [], opcode: opcode)
+        _ = try #require(entry.takeRequest())
+        reply(entry, unique: 8, [1, 2, 3])
+        #expect(entry.holdsPlaintextReply == plaintext)
+        entry.wipeReply()
+        #expect(!entry.holdsPlaintextReply)
     }
 
     @Test("a reply larger than the payload buffer becomes EIO")
