@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -157,4 +158,33 @@ int protfs_rwlock_init_writer_preferring(pthread_rwlock_t *lock) {
     int rc = pthread_rwlock_init(lock, &attr);
     pthread_rwlockattr_destroy(&attr);
     return rc;
+}
+
+static cpu_set_t unpinned_cpus;
+static int unpinned_cpus_known;
+static pthread_once_t unpinned_cpus_once = PTHREAD_ONCE_INIT;
+static __thread int pinned_on_purpose;
+static __thread int inherited_pinning_checked;
+
+static void remember_unpinned_cpus(void) {
+    if (sched_getaffinity(0, sizeof(unpinned_cpus), &unpinned_cpus) == 0)
+        __atomic_store_n(&unpinned_cpus_known, 1, __ATOMIC_RELEASE);
+}
+
+int protfs_pin_thread_to_cpu(int cpu) {
+    pthread_once(&unpinned_cpus_once, remember_unpinned_cpus);
+    pinned_on_purpose = 1;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+void protfs_undo_inherited_pinning(void) {
+    if (pinned_on_purpose || inherited_pinning_checked) return;
+    inherited_pinning_checked = 1;
+    // Nothing pinned yet: this thread was not created by a pinned one. (One created later
+    // is a new thread, and checks for itself.)
+    if (!__atomic_load_n(&unpinned_cpus_known, __ATOMIC_ACQUIRE)) return;
+    pthread_setaffinity_np(pthread_self(), sizeof(unpinned_cpus), &unpinned_cpus);
 }

@@ -37,6 +37,16 @@ public final class FuseAdapter: Sendable {
     /// INIT flags past bit 31, decided at INIT and added to libfuse's reply on its way out
     /// (`InitReplyExtension`).
     let pendingInitFlags = Atomic<UInt32>(0)
+    /// INIT flags past bit 31 the transport asks for (FUSE over io_uring, `RingTransport`).
+    let transportInitFlags = Atomic<UInt32>(0)
+    /// The session's io_uring transport while it serves (0 otherwise): where replies go.
+    let transportAddress = Atomic<UInt>(0)
+
+    var ringTransport: RingTransport? {
+        let address = transportAddress.load(ordering: .acquiring)
+        guard address != 0 else { return nil }
+        return Unmanaged<RingTransport>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+    }
 
     public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30,
                 nodeCapacity: Int = InodePruner.capacityFromDescriptorLimit()) {

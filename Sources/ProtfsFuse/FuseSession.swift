@@ -13,6 +13,8 @@ public struct MountConfiguration: Sendable {
     /// libfuse's own options, passed through.
     public var fuseOptions: [String] = []
     public var maxThreads = 16
+    /// FUSE over io_uring when the kernel offers it (`RingTransport`), else `/dev/fuse`.
+    public var ioUring = false
 
     public init(backing: String, mountpoint: String) {
         self.backing = backing
@@ -48,6 +50,8 @@ public final class FuseSession {
     private let session: OpaquePointer
     private let adapter: Unmanaged<FuseAdapter>
     private let mountpoint: String
+    /// Decides at INIT whether requests come through io_uring; serves them if so.
+    public let transport: RingTransport
 
     public init(adapter: FuseAdapter, configuration: MountConfiguration) throws(FuseSessionError) {
         // libfuse copies the table; the adapter stays retained for the session's life.
@@ -68,19 +72,16 @@ public final class FuseSession {
         self.adapter = retained
         mountpoint = configuration.mountpoint
         session = created
+        transport = RingTransport(wanted: configuration.ioUring, session: created, adapter: adapter)
         // The kernel has already taken the caller's umask off the mode of every create,
         // mknod and mkdir it sends (no FUSE_CAP_DONT_MASK): the daemon's own must not take
         // more. Everything else the daemon creates names its mode (0600, 0700) or sets it.
         umask(0)
-        guard fuse_session_mount(session, configuration.mountpoint) == 0 else {
-            fuse_session_destroy(session)
-            self.adapter.release()
-            throw .mountFailed(configuration.mountpoint)
-        }
+        // Thrown from here on, the session is whole: `deinit` destroys it and releases the
+        // adapter (doing so here too freed them twice).
+        guard fuse_session_mount(session, configuration.mountpoint) == 0 else { throw .mountFailed(configuration.mountpoint) }
         guard InitReplyExtension.install(on: session) else {
             fuse_session_unmount(session)
-            fuse_session_destroy(session)
-            self.adapter.release()
             throw .mountFailed(configuration.mountpoint)
         }
         adapter.sessionAddress.store(UInt(bitPattern: created), ordering: .releasing)
@@ -112,16 +113,17 @@ public final class FuseSession {
     /// CPUs are kept polling while requests stream in (`PollingHold`).
     public func serve(maxThreads: Int, latency: CPULatencyRequest? = nil) -> Int32 {
         let address = UInt(bitPattern: session)
-        let mountpoint = self.mountpoint
+        let loop = RequestLoop(session: session, maxWorkers: maxThreads, latency: latency, transport: transport)
         TerminationSignals.watch {
             fuse_session_exit(OpaquePointer(bitPattern: address))
-            // The loop checks its exit flag when a request arrives: send one it has never
-            // seen (a lookup of a random name), which no cache can answer.
-            var st = stat()
-            _ = stat(mountpoint + "/.protfs-stop-\(UInt64.random(in: 0 ... .max))", &st)
+            loop.wake()
         }
-        let status = RequestLoop(session: session, maxWorkers: maxThreads, latency: latency).run()
+        transport.sessionEnded = { loop.wake() }
+        let status = loop.run()
+        // The io_uring queues serve on through the unmount, which ends their commands (the
+        // kernel waits for that before the unmount completes), then stop.
         fuse_session_unmount(session)
+        transport.finish()
         return status
     }
 

@@ -19,12 +19,17 @@ enum InitReplyExtension {
     }
 
     /// Routes the session's writes to the kernel through `extend` (reads stay plain `read`;
-    /// no splice, which protfs refuses anyway). Call after `fuse_session_mount`.
+    /// no splice, which protfs refuses anyway), and replies to requests that came through
+    /// io_uring back to their ring entry (`RingTransport`). Call after `fuse_session_mount`.
     static func install(on session: OpaquePointer) -> Bool {
         var io = fuse_custom_io()
         io.writev = { fd, iov, count, userdata in
             if let iov, let userdata {
-                InitReplyExtension.extend(iov, count, for: Unmanaged<FuseAdapter>.fromOpaque(userdata).takeUnretainedValue())
+                let adapter = Unmanaged<FuseAdapter>.fromOpaque(userdata).takeUnretainedValue()
+                if let ring = adapter.ringTransport, ring.reply(iov, Int(count)) {
+                    return (0 ..< Int(count)).reduce(0) { $0 + iov[$1].iov_len }
+                }
+                InitReplyExtension.extend(iov, count, for: adapter)
             }
             return Glibc.writev(fd, iov, count)
         }
@@ -39,9 +44,10 @@ enum InitReplyExtension {
     private static func extend(_ iov: UnsafeMutablePointer<iovec>, _ count: Int32, for adapter: FuseAdapter) {
         guard count == 2, iov[0].iov_len == MemoryLayout<fuse_out_header>.size,
               iov[1].iov_len == MemoryLayout<fuse_init_out>.size,
-              adapter.pendingInitFlags.load(ordering: .acquiring) != 0,
+              adapter.pendingInitFlags.load(ordering: .acquiring) | adapter.transportInitFlags.load(ordering: .acquiring) != 0,
               let header = iov[0].iov_base, let body = iov[1].iov_base else { return }
         let extra = adapter.pendingInitFlags.exchange(0, ordering: .acquiringAndReleasing)
+            | adapter.transportInitFlags.exchange(0, ordering: .acquiringAndReleasing)
         let reply = body.assumingMemoryBound(to: fuse_init_out.self)
         guard header.load(as: fuse_out_header.self).error == 0, reply.pointee.flags & UInt32(FUSE_INIT_EXT) != 0 else { return }
         reply.pointee.flags2 |= extra

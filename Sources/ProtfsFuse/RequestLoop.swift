@@ -1,5 +1,5 @@
 import CFuse
-import CProtfsSys
+import CProtfsUring
 import Glibc
 import ProtfsSystem
 import Synchronization
@@ -40,14 +40,16 @@ final class RequestLoop: @unchecked Sendable {
 
     private let session: OpaquePointer
     private let device: Int32
-    /// An eventfd made readable by `stop`: a worker that became the reader while another
-    /// handled the last request sleeps in `poll` on the device, which no request will wake.
-    private let stopped: Int32
     private let maxWorkers: Int
     private let largeInFlight = Atomic<Int>(0)
     /// Keeps idle CPUs polling while requests stream in; nil when not wanted or not allowed.
     private let latency: CPULatencyRequest?
     private let pollingHold = Mutex(PollingHold(streakToHold: RequestLoop.streakToHold, burstGap: RequestLoop.burstGap))
+    /// Told of INIT, to set up io_uring when wanted.
+    private let transport: RingTransport?
+    /// Readable once `wake` was called: the reader, asleep on the device, looks at the
+    /// session's exit flag (with io_uring, no request may come through the device again).
+    private let wakeup: Int32
 
     // Guarded by `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -62,11 +64,12 @@ final class RequestLoop: @unchecked Sendable {
     private var threads: [pthread_t] = []
     private var failure: Int32 = 0
 
-    init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?) {
+    init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?, transport: RingTransport? = nil) {
         self.session = session
         self.latency = latency
+        self.transport = transport
+        wakeup = protfs_eventfd()
         device = fuse_session_fd(session)
-        stopped = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         self.maxWorkers = max(2, maxWorkers)
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -81,7 +84,13 @@ final class RequestLoop: @unchecked Sendable {
         }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
-        close(stopped)
+        if wakeup >= 0 { close(wakeup) }
+    }
+
+    /// Wakes the reader if it sleeps, to see that the session exited (`fuse_session_exit`).
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeup, &one, 8)
     }
 
     private static func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
@@ -130,8 +139,6 @@ final class RequestLoop: @unchecked Sendable {
             case .ended(let status):
                 fuse_session_exit(session)
                 stop(status: status)
-            case .stopped:
-                continue
             }
         }
     }
@@ -196,8 +203,9 @@ final class RequestLoop: @unchecked Sendable {
             pthread_cond_broadcast(deputyCall)
             pthread_cond_broadcast(followerCall)
         }
-        var one: UInt64 = 1
-        _ = write(stopped, &one, MemoryLayout<UInt64>.size)
+        // A deputy that took the reader's role while another worker handled the last request
+        // sleeps in poll(2) on the device, which no request may wake again.
+        wake()
     }
 
     // MARK: - Reading and handling
@@ -206,8 +214,6 @@ final class RequestLoop: @unchecked Sendable {
         case request(Int)
         /// Unmounted (0) or the device failed (negative errno).
         case ended(Int32)
-        /// Another worker stopped the loop.
-        case stopped
     }
 
     private func receive(into buffer: UnsafeMutableRawBufferPointer, worker: Int) -> Received {
@@ -229,13 +235,14 @@ final class RequestLoop: @unchecked Sendable {
             case ENODEV:
                 return .ended(0)
             case EAGAIN:
+                if fuse_session_exited(session) != 0 { return .ended(0) }
                 if largeInFlight.load(ordering: .relaxed) == 0, MonotonicClock.nanoseconds() < spinUntil {
                     // Polling must not keep the requester (or the kernel's writeback) off
                     // this core: anything else runnable here goes first.
                     sched_yield()
                     continue
                 }
-                guard sleepUntilRequest(worker) else { return .stopped }
+                sleepUntilRequest(worker)
                 spinUntil = MonotonicClock.nanoseconds(after: Self.spinFor)
             case let error:
                 return .ended(-error)
@@ -243,28 +250,26 @@ final class RequestLoop: @unchecked Sendable {
         }
     }
 
-    /// Sleeps until the device has a request (true) or the loop stops (false).
-    private func sleepUntilRequest(_ worker: Int) -> Bool {
+    private func sleepUntilRequest(_ worker: Int) {
         locked { rota.readerWaits(worker) }
-        var events = [pollfd(fd: device, events: Int16(POLLIN), revents: 0),
-                      pollfd(fd: stopped, events: Int16(POLLIN), revents: 0)]
-        if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &events, within: Self.linger) {
+        var device = pollfd(fd: self.device, events: Int16(POLLIN), revents: 0)
+        if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, within: Self.linger) {
             updateHold { $0.lingered() }
         }
-        while poll(&events, 2, -1) < 0, errno == EINTR {}
+        var either = [device, pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0)]
+        while poll(&either, 2, -1) < 0, errno == EINTR {}
         locked {
             rota.readerReads(worker)
             // The deputy slept while the reader did; it looks in again from now on.
             pthread_cond_signal(deputyCall)
         }
-        return events[1].revents == 0
     }
 
-    /// Whether one of `events` became ready within `time` (in poll(2)'s whole milliseconds).
-    private static func wait(for events: inout [pollfd], within time: Duration) -> Bool {
+    /// Whether `device` became readable within `time` (in poll(2)'s whole milliseconds).
+    private static func wait(for device: inout pollfd, within time: Duration) -> Bool {
         let milliseconds = Int32(time.wholeNanoseconds / 1_000_000)
-        var ready = poll(&events, nfds_t(events.count), milliseconds)
-        while ready < 0, errno == EINTR { ready = poll(&events, nfds_t(events.count), milliseconds) }
+        var ready = poll(&device, 1, milliseconds)
+        while ready < 0, errno == EINTR { ready = poll(&device, 1, milliseconds) }
         return ready > 0
     }
 
@@ -294,7 +299,10 @@ final class RequestLoop: @unchecked Sendable {
         var buffer = fuse_buf()
         buffer.size = request.count
         buffer.mem = request.baseAddress
+        let isInit = request.loadUnaligned(as: fuse_in_header.self).opcode == FUSE_INIT.rawValue
+        if isInit { transport?.initRequested(request) }
         fuse_session_process_buf(session, &buffer)
+        if isInit { transport?.initAnswered() }
         // Requests carry names and written plaintext, and the buffer is reused: wipe it.
         PlaintextMemory.wipe(request)
         if large { largeInFlight.subtract(1, ordering: .relaxed) }

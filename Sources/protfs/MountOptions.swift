@@ -18,6 +18,8 @@ struct MountOptions {
     var debug = false
     /// `idle_poll` / `noidle_poll` (the default; see `PollingHold`).
     var idlePolling = false
+    /// `io_uring` / `noio_uring` (the default): FUSE over io_uring when the kernel offers it.
+    var ioUring = false
     /// `noatime` / `atime` and `nodiratime` / `diratime`; `relatime` otherwise, as on Linux.
     var noAccessTimes = false
     var noDirectoryAccessTimes = false
@@ -27,7 +29,7 @@ struct MountOptions {
     /// protfs's own options that were given, by name, of those a remount cannot change.
     var givenOwnOptions: [String] = []
     static let fixedOnceRunning: Set = ["device_key", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
-                                        "debug", "idle_poll", "noidle_poll"]
+                                        "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring"]
 
     /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
     /// comes), and the timers must not overflow.
@@ -70,6 +72,8 @@ struct MountOptions {
             case "debug": debug = true
             case "idle_poll": idlePolling = true
             case "noidle_poll": idlePolling = false
+            case "io_uring": ioUring = true
+            case "noio_uring": ioUring = false
             // Kept for libfuse too, so that the kernel's mount shows the choice.
             case "noatime", "atime": noAccessTimes = name == "noatime"; fuseOptions.append(option)
             case "nodiratime", "diratime": noDirectoryAccessTimes = name == "nodiratime"
@@ -95,6 +99,7 @@ struct MountOptions {
         configuration.readOnly = readOnly
         configuration.debugRequests = debug
         configuration.fuseOptions = fuseOptions
+        configuration.ioUring = ioUring
         return configuration
     }
 }

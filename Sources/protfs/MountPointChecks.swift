@@ -12,7 +12,8 @@ enum MountPointChecks {
     static func canonical(_ path: String) -> String? { CanonicalPath.resolved(path) }
 
     /// Clears a protfs mount whose daemon died (the kernel answers ENOTCONN, or ECONNABORTED
-    /// just after the death), so the mount point can be used again; refuses a live one. The
+    /// just after the death, or ECANCELED for a request it was handing to the dead daemon's
+    /// io_uring), so the mount point can be used again; refuses a live one. The
     /// dead daemon's auto-unmount helper is left to do it while it runs (`AutoUnmountHelper`).
     /// The probe is `statvfs`, a request that always reaches the daemon: a `stat` of the
     /// root is answered from the kernel's attribute cache for a while after the daemon died.
@@ -25,7 +26,7 @@ enum MountPointChecks {
             guard MountTable.protfsMountPoints().contains(mountpoint) else { return }
             throw Refusal(description: "\(mountpoint) is already a protfs mount; unmount it first (fusermount3 -u \(mountpoint))")
         }
-        guard Errno.current == Errno(ENOTCONN) || Errno.current == Errno(ECONNABORTED) else { return }
+        guard [Errno(ENOTCONN), Errno(ECONNABORTED), Errno(ECANCELED)].contains(Errno.current) else { return }
         if AutoUnmountHelper.awaitUnmount(of: mountpoint) { return }
         if umount2(mountpoint, Int32(MNT_DETACH)) != 0 {
             let status = runQuietly("/bin/fusermount3", ["-u", "-z", mountpoint])

@@ -7,7 +7,8 @@ import Testing
 struct MountCommandTests {
     func mount(_ vault: TestVault, _ extra: [String] = [], mountpoint: String? = nil) -> CommandResult {
         CommandRunner.run(TestVault.protfs, ["mount", vault.backing, mountpoint ?? vault.mountpoint, "-o",
-                                             (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"] + extra)
+                                             (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"]
+                                              + TestVault.transportOptions(besides: extra) + extra)
                                                 .joined(separator: ",")], timeout: 60)
     }
 
@@ -108,12 +109,32 @@ struct MountCommandTests {
         let vault = try TestVault()
         defer { stopDaemons(of: vault) }
         let started = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-o",
-                                                           "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"],
+                                                           (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"]
+                                                            + TestVault.transportOptions(besides: [])).joined(separator: ",")],
                                         environment: ["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"], timeout: 15)
         #expect(started.succeeded, "\(started.stderr)")
         let pid = try #require(daemonPID(vault))
         let image = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
         #expect(image == URL(fileURLWithPath: TestVault.protfs).resolvingSymlinksInPath().path)
+    }
+
+    /// A daemon whose mount the kernel refuses (here fusermount3, for a user who may not
+    /// write to the mount point) ends with the reason, not a crash (the session was freed
+    /// twice on the way out).
+    @Test("a mount the kernel refuses ends the daemon with its reason, not a crash")
+    func refusedMountEndsCleanly() throws {
+        let vault = try TestVault()
+        let runtime = vault.root.path + "/run"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: false)
+        #expect(CommandRunner.run("chown", ["-R", "65534:65534", vault.root.path]).succeeded)
+        #expect(CommandRunner.run("chown", ["0:0", vault.mountpoint]).succeeded)
+        vault.daemonEnvironment["XDG_RUNTIME_DIR"] = runtime
+        #expect(throws: TestFailure.self) {
+            try vault.mount(launcher: ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"])
+        }
+        defer { try? vault.unmount() }
+        #expect(vault.daemonOutput.hasSuffix("could not mount on \(vault.mountpoint)\n"), "\(vault.daemonOutput)")
+        #expect(!TestVault.isMounted(vault.mountpoint))
     }
 
     /// The daemons of the vault now running (their pids), found by their command line.
@@ -134,7 +155,8 @@ struct MountCommandTests {
         let command = Process()
         command.executableURL = URL(fileURLWithPath: TestVault.protfs)
         command.arguments = ["mount", vault.backing, vault.mountpoint, "-o",
-                             "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"]
+                             (["device_key=\(vault.deviceKey)", "passcode_file=\(vault.passcodeFile)"]
+                              + TestVault.transportOptions(besides: [])).joined(separator: ",")]
         // The probe holds the daemon 0.2 s before its verdict, after the passcode's Argon2id.
         command.environment = ProcessInfo.processInfo.environment.merging(["PROTFS_TEST_RUNTIME_LOCK_PROBE": "1"]) { $1 }
         try command.run()

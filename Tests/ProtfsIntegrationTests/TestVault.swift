@@ -47,7 +47,7 @@ final class TestVault {
     /// Mounts in the foreground as a child process and waits until the kernel shows the mount.
     /// `launcher` runs the daemon through another program that execs it (setpriv, say).
     func mount(passcode: Bool = true, options: [String] = [], launcher: [String] = []) throws {
-        var all = ["device_key=\(deviceKey)"] + options
+        var all = ["device_key=\(deviceKey)"] + Self.transportOptions(besides: options) + options
         if passcode { all.append("passcode_file=\(passcodeFile)") }
         let process = Process()
         let command = launcher + [Self.protfs, "mount", backing, mountpoint, "-f", "-o", all.joined(separator: ",")]
@@ -74,6 +74,16 @@ final class TestVault {
         }
         try? unmount()
         throw TestFailure("mount did not appear within 20 s: \(daemonOutput)")
+    }
+
+    /// `PROTFS_TEST_TRANSPORT=io_uring` mounts every vault with `-o io_uring` (FUSE over
+    /// io_uring where the kernel offers it: `scripts/test` runs the integration tests so
+    /// once more), unless a test chose its transport itself; `dev_fuse` or nothing, as given.
+    static func transportOptions(besides options: [String]) -> [String] {
+        guard ProcessInfo.processInfo.environment["PROTFS_TEST_TRANSPORT"] == "io_uring",
+              !options.contains(where: { $0.split(separator: ",").contains { $0 == "io_uring" || $0 == "noio_uring" } })
+        else { return [] }
+        return ["io_uring"]
     }
 
     private func servedByDaemon(_ pid: Int32) -> Bool {

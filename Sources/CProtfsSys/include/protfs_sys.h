@@ -5,7 +5,6 @@
 #include <sys/types.h>
 #include <stdint.h>
 #include <sys/xattr.h>
-#include <sys/eventfd.h>
 
 extern const int protfs_O_PATH;
 extern const int protfs_O_DIRECT;
@@ -64,6 +63,12 @@ void protfs_set_errno(int value);
 /// touching the `stderr` global (mutable state Swift 6 rejects).
 void protfs_write_all(int fd, const char *bytes, size_t count);
 #include <pthread.h>
+/// Binds the calling thread to `cpu` (0 or an errno). A thread it creates inherits that:
+/// `protfs_undo_inherited_pinning` lets such a thread run anywhere again.
+int protfs_pin_thread_to_cpu(int cpu);
+/// Gives the calling thread back the CPUs the process had before any thread was pinned,
+/// unless it pinned itself: for pool threads created by a pinned thread. Checks once per thread.
+void protfs_undo_inherited_pinning(void);
 /// Initialises a rwlock that prefers writers, so a lock transition is not starved by a
 /// steady stream of readers (glibc's default prefers readers).
 int protfs_rwlock_init_writer_preferring(pthread_rwlock_t *lock);

@@ -24,6 +24,8 @@ enum ChunkParallelism {
         withoutActuallyEscaping(body) { body in
             let shared = UncheckedSendable(body)
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                // A pool thread created by a thread bound to one CPU is bound there too.
+                ThreadPinning.undoInherited()
                 let start = indices.lowerBound + Int64(worker) * sliceLength
                 let end = min(start + sliceLength, indices.upperBound)
                 guard start < end else { return }

@@ -22,6 +22,10 @@ for protection_class in CLASSES:
             files[name] = kind
 log = {name: {"done": [], "inflight": None} for name, kind in files.items() if kind == "hot"}
 problems = []
+# How a request in flight ends when the daemon dies: through /dev/fuse the connection is
+# gone; through FUSE over io_uring the kernel may cancel one it was handing to the dead
+# daemon's ring.
+DAEMON_GONE = (errno.ENOTCONN, errno.ECONNABORTED, errno.ECANCELED)
 
 def write_hot(name, seed):
     local = random.Random(seed)
@@ -40,7 +44,7 @@ def write_hot(name, seed):
             else:
                 os.ftruncate(fd, op[1])
         except OSError as e:
-            if e.errno not in (errno.ENOTCONN, errno.ECONNABORTED):
+            if e.errno not in DAEMON_GONE:
                 problems.append("%s: %s during %s" % (name, e, op))
             break
         entry["done"].append(op)
@@ -59,7 +63,7 @@ def reclass(names):
             try:
                 os.setxattr(os.path.join(MNT, name), CLASS, classes[turn % 3].encode())
             except OSError as e:
-                if e.errno not in (errno.ENOTCONN, errno.ECONNABORTED):
+                if e.errno not in DAEMON_GONE:
                     problems.append("re-class of %s: %s" % (name, e))
                 return
 
