@@ -13,6 +13,10 @@ extension ControlClient {
         defer { socket.close() }
         try write(.backup(passcode: passcode != nil), secrets: (passcode.map { [$0] } ?? []) + [passphrase], to: socket)
         do { try socket.sendDescriptor(archive.rawValue) } catch {
+            // A daemon that refuses the request (another uid, a wrong passcode) answers and
+            // closes before it takes the archive: its answer says why, the broken pipe does not.
+            var answer = SocketByteSource(socket: socket, deadline: Deadline(after: .seconds(1)))
+            if case .failure(let failure)? = try? readReply(from: &answer) { throw failure }
             throw ControlFailure(.failure, "cannot pass the archive to the protfs daemon of \(mountpoint): \(error)")
         }
         var source = SocketByteSource(socket: socket, deadline: nil)  // a backup takes as long as the vault needs
