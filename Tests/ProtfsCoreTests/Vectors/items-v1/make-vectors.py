@@ -3,10 +3,9 @@
 ctypes for crypto_kdf and the AEAD, Python's hashlib for keyed BLAKE2b, so the Swift
 implementation is checked against an independent one. Fixed nonces and item keys make the
 output deterministic. Run once; never again (a mismatch in the tests means the format changed)."""
-import base64, ctypes, hashlib, json, struct
-
-sodium = ctypes.CDLL("libsodium.so.23")
-assert sodium.sodium_init() >= 0
+import os, sys, hashlib, json, struct
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from sodium_vectors import subkey, seal, base64url  # noqa: E402
 
 FILESYSTEM_KEY = bytes.fromhex("5f0e2b7a9c41d3e6081f6a4b2c9d7e30a1b2c3d4e5f60718293a4b5c6d7e8f90")
 DEVICE_KEY = bytes.fromhex("d00d" * 16)
@@ -22,25 +21,6 @@ ACCESSIBILITY = {
     4: ("whenPasscodeSetThisDeviceOnly", 1, True), 5: ("whenUnlockedThisDeviceOnly", 1, True),
     6: ("afterFirstUnlockThisDeviceOnly", 3, True), 7: ("alwaysThisDeviceOnly", 4, True),
 }
-
-
-def subkey(key, context):
-    out = ctypes.create_string_buffer(32)
-    assert sodium.crypto_kdf_derive_from_key(out, 32, ctypes.c_uint64(1), context, key) == 0
-    return out.raw
-
-
-def seal(plaintext, associated_data, key, nonce):
-    out = ctypes.create_string_buffer(len(plaintext) + 16)
-    out_length = ctypes.c_ulonglong()
-    assert sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
-        out, ctypes.byref(out_length), plaintext, ctypes.c_ulonglong(len(plaintext)),
-        associated_data, ctypes.c_ulonglong(len(associated_data)), None, nonce, key) == 0
-    return nonce + out.raw[:out_length.value]
-
-
-def base64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 NAME_KEY = subkey(FILESYSTEM_KEY, b"pfitmnam")

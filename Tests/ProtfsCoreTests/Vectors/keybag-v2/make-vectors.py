@@ -4,10 +4,9 @@
 hashlib for keyed BLAKE2b, so the Swift implementation is checked against an independent one.
 Fixed keys and nonces make the output deterministic. Run once; never again (a mismatch in the
 tests means the format changed)."""
-import ctypes, hashlib, json, struct
-
-sodium = ctypes.CDLL("libsodium.so.23")
-assert sodium.sodium_init() >= 0
+import os, sys, hashlib, json, struct
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from sodium_vectors import subkey, seal, public_key  # noqa: E402
 
 DEVICE_KEY = bytes.fromhex("2b" * 16 + "7e" * 16)
 VAULT_ID = bytes.fromhex("00112233445566778899aabbccddeeff")
@@ -20,27 +19,6 @@ KEYS = {  # by entry: (name, class id, key)
     3: ("complete", 1, bytes(range(96, 128))),
     4: ("completeUnlessOpenPrivate", 2, bytes(range(128, 160))),
 }
-
-
-def subkey(key, context):
-    out = ctypes.create_string_buffer(32)
-    assert sodium.crypto_kdf_derive_from_key(out, 32, ctypes.c_uint64(1), context, key) == 0
-    return out.raw
-
-
-def seal(plaintext, associated_data, key, nonce):
-    out = ctypes.create_string_buffer(len(plaintext) + 16)
-    out_length = ctypes.c_ulonglong()
-    assert sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
-        out, ctypes.byref(out_length), plaintext, ctypes.c_ulonglong(len(plaintext)),
-        associated_data, ctypes.c_ulonglong(len(associated_data)), None, nonce, key) == 0
-    return nonce + out.raw[:out_length.value]
-
-
-def public_key(private):
-    out = ctypes.create_string_buffer(32)
-    assert sodium.crypto_scalarmult_base(out, private) == 0
-    return out.raw
 
 
 def mac(key, *parts):

@@ -2,10 +2,9 @@
 """Computes symlinks-v2.json from docs/FORMAT.md alone, with libsodium through ctypes: an
 implementation independent of protfs's Swift one. Fixed nonces and link ids make the output
 deterministic. Run once; never again (a mismatch in the tests means the format changed)."""
-import base64, ctypes, json
-
-sodium = ctypes.CDLL("libsodium.so.23")
-assert sodium.sodium_init() >= 0
+import os, sys, json
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from sodium_vectors import subkey, seal, base64url  # noqa: E402
 
 # The filesystem key of ../names-v1.json: its pfsymlnk subkey seals every target here.
 FILESYSTEM_KEY = bytes.fromhex("5f0e2b7a9c41d3e6081f6a4b2c9d7e30a1b2c3d4e5f60718293a4b5c6d7e8f90")
@@ -14,32 +13,13 @@ DIRECTORY_ID = bytes.fromhex("00112233445566778899aabbccddeeff")
 NONCE = bytes(range(24))
 
 
-def subkey(context):
-    out = ctypes.create_string_buffer(32)
-    assert sodium.crypto_kdf_derive_from_key(out, 32, ctypes.c_uint64(1), context, FILESYSTEM_KEY) == 0
-    return out.raw
-
-
-def seal(plaintext, associated_data, key):
-    out = ctypes.create_string_buffer(len(plaintext) + 16)
-    out_length = ctypes.c_ulonglong()
-    assert sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
-        out, ctypes.byref(out_length), plaintext, ctypes.c_ulonglong(len(plaintext)),
-        associated_data, ctypes.c_ulonglong(len(associated_data)), None, NONCE, key) == 0
-    return NONCE + out.raw[:out_length.value]
-
-
-def base64url(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-KEY = subkey(b"pfsymlnk")
+KEY = subkey(FILESYSTEM_KEY, b"pfsymlnk")
 
 
 def vector(name, target, link_id=None):
     form = b"\x01" + link_id if link_id else b"\x00" + bytes(16)
     associated_data = b"protfs symlink v2" + VAULT_ID + DIRECTORY_ID + form + name
-    sealed = seal(target, associated_data, KEY)
+    sealed = seal(target, associated_data, KEY, NONCE)
     result = {"name": name.hex(), "target": target.hex()}
     if link_id:
         result["backingTarget"] = "2.@" + link_id.hex()
