@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import ProtfsCore
 import ProtfsCrypto
@@ -59,5 +60,63 @@ import ProtfsSystem
         let error = #expect(throws: BackupError.self) { try readArchive(dir.child("cut"), count: 2 * Self.chunk) }
         #expect(error?.exitCode == .damage)
         #expect(try readArchive(path, count: body.count) == body)
+    }
+
+    /// Chunks sealed and opened on several lanes at once come back in order, and no two of
+    /// them can trade places: far more chunks than are ever in flight.
+    @Test func manyChunksComeBackInOrderAndCannotBeSwapped() throws {
+        let count = 3 * ChunkSealer.chunksInFlight + 5
+        let body = (0..<(count * Self.chunk - 11)).map { UInt8(truncatingIfNeeded: $0 / Self.chunk &+ $0 &* 31) }
+        let path = try writeArchive(body, named: "many")
+        #expect(try readArchive(path, count: body.count) == body)
+        var whole = try dir.read("many")
+        let sealed = BackupChunks.sealedByteCount, start = BackupArchiveHeader.byteCount
+        let third = Array(whole[(start + 2 * sealed)..<(start + 3 * sealed)])
+        let fourth = Array(whole[(start + 3 * sealed)..<(start + 4 * sealed)])
+        whole.replaceSubrange((start + 2 * sealed)..<(start + 3 * sealed), with: fourth)
+        whole.replaceSubrange((start + 3 * sealed)..<(start + 4 * sealed), with: third)
+        try dir.write(whole, to: "swapped")
+        let error = #expect(throws: BackupError.self) { try readArchive(dir.child("swapped"), count: body.count) }
+        #expect(error == .damaged("chunk 2 does not authenticate"))
+    }
+
+    /// A backup that fails midway drops its writer, a restore that fails drops its reader:
+    /// neither waits forever for its threads nor leaves a descriptor of the archive open.
+    @Test func droppedWritersAndReadersStopTheirThreads() throws {
+        let body = [UInt8](repeating: 0xA5, count: 3 * ChunkSealer.chunksInFlight * Self.chunk)
+        let path = try writeArchive(body, named: "whole")
+        for round in 0..<20 {
+            let name = dir.child("dropped\(round)")
+            do {
+                let file = try FileDescriptor.open(path: name, [.writeOnly, .create, .exclusive])
+                defer { file.close() }
+                let header = BackupArchiveHeader(kdf: .interactive)
+                let writer = try BackupStreamWriter(file: file, path: name, header: header,
+                                                    keys: try header.keys(passphrase: passcode("phrase")))
+                try writer.append(Array(body.prefix((round + 1) * Self.chunk)))
+            }
+            #expect(try descriptors(of: name) == 0, "the sealer of a dropped writer still holds the archive")
+            do {
+                let archive = try FileDescriptor.open(path: path, [.readOnly])
+                defer { archive.close() }
+                let (reader, _) = try BackupStreamReader.open(file: archive, passphrase: passcode("phrase")) { (_) throws(BackupError) in
+                    { () throws(BackupError) in }
+                }
+                #expect(try reader.read(round * 1000 + 1).allSatisfy { $0 == 0xA5 })
+            }
+            #expect(try descriptors(of: path) == 0, "the opener of a dropped reader still holds the archive")
+        }
+    }
+
+    /// How many of this process's descriptors are open on `path` (other tests run beside
+    /// this one, so a count of all descriptors would not do).
+    private func descriptors(of path: String) throws -> Int {
+        let fds = try FileDescriptor.open(path: "/proc/self/fd", [.readOnly, .directory])
+        defer { fds.close() }
+        return try fds.entryNames().filter { name in
+            var target = [UInt8](repeating: 0, count: 4096)
+            let n = readlinkat(fds.rawValue, name, &target, target.count)
+            return n > 0 && String(decoding: target.prefix(n), as: UTF8.self) == path
+        }.count
     }
 }

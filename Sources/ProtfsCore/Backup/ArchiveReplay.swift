@@ -69,19 +69,23 @@ final class ArchiveReplay {
             guard length <= UInt64(VaultBackup.pieceByteCount), offset >= end, offset + length <= size else {
                 throw .damaged("a file's data is out of order")
             }
-            var bytes = try reader.read(Int(length))
             if hasHeader && end == 0 {
                 guard offset == 0, length == UInt64(FileHeader.byteCount),
-                      let header = try? FileHeader.decode(bytes, keyring: transport) else {
+                      let header = try? FileHeader.decode(try reader.read(Int(length)), keyring: transport) else {
                     throw .damaged("a file header does not authenticate")
                 }
-                if let target { bytes = header.moved(to: target.keyring).encoded() }
+                if let target { try target.write(header.moved(to: target.keyring).encoded(), at: offset, to: file) }
+            } else {
+                var at = offset
+                try reader.read(Int(length)) { (piece) throws(BackupError) in
+                    try target?.write(piece, at: at, to: file)
+                    at += UInt64(piece.count)
+                }
             }
-            try target?.write(bytes, at: offset, to: file)
             end = offset + length
         }
         guard !hasHeader || end > 0 else { throw .damaged("a file has no header") }
-        try target?.endFile(path, file, size: size, attributes)
+        try target?.endFile(path, file, size: size, written: end, attributes)
     }
 
     /// Files in vault directories have headers; the records of `protfs.items` and

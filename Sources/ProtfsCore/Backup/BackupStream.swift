@@ -19,71 +19,79 @@ enum BackupChunks {
 }
 
 /// Writes an archive front to back in constant memory: one chunk held until the next byte
-/// shows it is not the last.
+/// shows it is not the last, then sealed and written by a `ChunkSealer`.
 final class BackupStreamWriter {
     private let file: FileDescriptor
     private let path: String
-    private let prefix: [UInt8]
-    private let key: LockedKey
-    private var pending: [UInt8] = []
+    private let sealer: ChunkSealer
+    /// The chunk being filled (nil once the last has gone to the sealer).
+    private var pending: UnsafeMutableRawBufferPointer?
+    private var pendingCount = 0
     private var index: UInt64 = 0
-    private var offset: Int64
 
     init(file: FileDescriptor, path: String, header: BackupArchiveHeader, keys: BackupKeys) throws(BackupError) {
         self.file = file
         self.path = path
-        prefix = header.prefix
-        key = keys.stream
-        offset = 0
-        pending.reserveCapacity(BackupChunks.plaintextByteCount)
-        try write(header.encoded(keys: keys))
+        let bytes = header.encoded(keys: keys)
+        do throws(Errno) {
+            try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try file.write(b, at: 0) } }.get()
+        } catch {
+            throw .system(operation: "write", path: path, errno: error)
+        }
+        sealer = try ChunkSealer(file: file, path: path, prefix: header.prefix, key: keys.stream, headerByteCount: bytes.count)
+        pending = sealer.pool.take()
+    }
+
+    /// A writer dropped before `finish` (the backup failed): its archive is thrown away.
+    deinit {
+        if let pending { sealer.pool.give(pending) }
+        sealer.abandon()
     }
 
     func append(_ bytes: [UInt8]) throws(BackupError) {
+        try bytes.withUnsafeBytes { b in Result { () throws(BackupError) in try append(b) } }.get()
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws(BackupError) {
         var rest = bytes[...]
         while !rest.isEmpty {
-            if pending.count == BackupChunks.plaintextByteCount { try seal(last: false) }
-            let take = min(rest.count, BackupChunks.plaintextByteCount - pending.count)
-            pending += rest.prefix(take)
+            if pendingCount == BackupChunks.plaintextByteCount { try seal(last: false) }
+            guard let pending else { preconditionFailure("appended after finish") }
+            let take = min(rest.count, BackupChunks.plaintextByteCount - pendingCount)
+            UnsafeMutableRawBufferPointer(rebasing: pending[pendingCount...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: rest.prefix(take)))
+            pendingCount += take
             rest = rest.dropFirst(take)
         }
     }
 
-    /// Seals the last chunk (empty only for an empty body) and syncs.
+    /// Seals the last chunk (empty only for an empty body), waits for every chunk to be
+    /// written, and syncs.
     func finish() throws(BackupError) {
         try seal(last: true)
+        try sealer.finish()
         do { try file.sync() } catch { throw .system(operation: "sync", path: path, errno: error) }
     }
 
     private func seal(last: Bool) throws(BackupError) {
-        let ad = BackupChunks.associatedData(prefix: prefix, index: index, last: last)
-        try write(XChaCha20Poly1305.seal(pending, authenticating: ad, with: key))
-        secureZero(&pending)
-        pending.removeAll(keepingCapacity: true)
+        guard let full = pending else { preconditionFailure("sealed after finish") }
+        let chunk = ChunkSealer.Chunk(buffer: full, count: pendingCount, index: index, last: last)
+        pending = nil
+        pendingCount = 0
         index += 1
-    }
-
-    private func write(_ bytes: [UInt8]) throws(BackupError) {
-        do throws(Errno) {
-            try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try file.write(b, at: offset) } }.get()
-        } catch {
-            throw .system(operation: "write", path: path, errno: error)
-        }
-        offset += Int64(bytes.count)
+        try sealer.submit(chunk)
+        if !last { pending = sealer.pool.take() }
     }
 }
 
 /// Reads an archive's body back: every chunk opened with its index and, for the chunk that
 /// ends the file, the last flag; a byte missing or left over is damage.
 final class BackupStreamReader {
-    private let file: FileDescriptor
-    private let prefix: [UInt8]
-    private let key: LockedKey
     let archiveID: [UInt8]
     private let chunkCount: UInt64
-    private let finalChunkByteCount: Int
+    private let chunks: ChunkOpener
     private var index: UInt64 = 0
-    private var current: [UInt8] = []
+    /// The chunk being read, `position` bytes into it.
+    private var current: ChunkOpener.Opened?
     private var position = 0
 
     /// Reads and checks the header: `wrongPassphrase` when the check does not match.
@@ -114,33 +122,44 @@ final class BackupStreamReader {
             throw .damaged("it is cut short")
         }
         let count = remainder == 0 ? full : full + 1
-        let reader = BackupStreamReader(file: file, prefix: header.prefix, key: keys.stream, archiveID: header.archiveID,
-                                        chunkCount: count,
-                                        finalChunkByteCount: remainder == 0 ? BackupChunks.sealedByteCount : remainder)
+        let reader = try BackupStreamReader(file: file, prefix: header.prefix, key: keys.stream, archiveID: header.archiveID,
+                                            chunkCount: count,
+                                            finalChunkByteCount: remainder == 0 ? BackupChunks.sealedByteCount : remainder)
         return (reader, keys)
     }
 
     private init(file: FileDescriptor, prefix: [UInt8], key: LockedKey, archiveID: [UInt8], chunkCount: UInt64,
-                 finalChunkByteCount: Int) {
-        self.file = file
-        self.prefix = prefix
-        self.key = key
+                 finalChunkByteCount: Int) throws(BackupError) {
         self.archiveID = archiveID
         self.chunkCount = chunkCount
-        self.finalChunkByteCount = finalChunkByteCount
+        chunks = try ChunkOpener(file: file, prefix: prefix, key: key, count: chunkCount, finalChunkByteCount: finalChunkByteCount)
+    }
+
+    deinit {
+        if let current { chunks.pool.give(current.buffer) }
+        chunks.stop()
     }
 
     /// Exactly `count` bytes of the body.
     func read(_ count: Int) throws(BackupError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(count)
-        while out.count < count {
-            if position == current.count { try openNextChunk() }
-            let take = min(count - out.count, current.count - position)
-            out += current[position..<(position + take)]
-            position += take
-        }
+        try read(count) { out.append(contentsOf: $0) }
         return out
+    }
+
+    /// Exactly `count` bytes of the body, handed to `body` a piece at a time (each piece
+    /// valid only during the call), copied nowhere else.
+    func read(_ count: Int, _ body: (UnsafeRawBufferPointer) throws(BackupError) -> Void) throws(BackupError) {
+        var done = 0
+        while done < count {
+            if position == current?.count ?? 0 { try openNextChunk() }
+            guard let current else { preconditionFailure("no chunk after opening one") }
+            let take = min(count - done, current.count - position)
+            try body(UnsafeRawBufferPointer(rebasing: current.bytes[position..<(position + take)]))
+            position += take
+            done += take
+        }
     }
 
     func readInteger<T: FixedWidthInteger>(_ type: T.Type = T.self) throws(BackupError) -> T {
@@ -149,28 +168,14 @@ final class BackupStreamReader {
 
     /// The body must end here: every chunk read, nothing left in the last.
     func finish() throws(BackupError) {
-        guard position == current.count, index == chunkCount else { throw .damaged("it goes on after its end record") }
+        guard position == current?.count ?? 0, index == chunkCount else { throw .damaged("it goes on after its end record") }
     }
 
     private func openNextChunk() throws(BackupError) {
         guard index < chunkCount else { throw .damaged("it ends in the middle of a record") }
-        let last = index == chunkCount - 1
-        var sealed = [UInt8](repeating: 0, count: last ? finalChunkByteCount : BackupChunks.sealedByteCount)
-        let offset = Int64(BackupArchiveHeader.byteCount) + Int64(index) * Int64(BackupChunks.sealedByteCount)
-        let n: Int
-        do throws(Errno) {
-            n = try sealed.withUnsafeMutableBytes { b in Result { () throws(Errno) in try file.read(into: b, at: offset) } }.get()
-        } catch {
-            throw .system(operation: "read", path: "the archive", errno: error)
-        }
-        guard n == sealed.count else { throw .damaged("a chunk is cut short") }
-        secureZero(&current)
-        do {
-            current = try XChaCha20Poly1305.open(sealed, authenticating: BackupChunks.associatedData(prefix: prefix, index: index, last: last),
-                                                 with: key)
-        } catch {
-            throw .damaged("chunk \(index) does not authenticate")
-        }
+        if let used = current { chunks.pool.give(used.buffer) }
+        current = nil
+        current = try chunks.chunk(index)
         position = 0
         index += 1
     }

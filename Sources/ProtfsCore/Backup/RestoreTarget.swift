@@ -47,20 +47,22 @@ final class RestoreTarget {
     }
 
     func write(_ bytes: [UInt8], at offset: UInt64, to file: FileDescriptor?) throws(BackupError) {
-        guard let file else { return }
-        do throws(Errno) {
-            try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try file.write(b, at: Int64(offset)) } }.get()
-        } catch {
-            throw system("write", "a file", error)
-        }
+        try bytes.withUnsafeBytes { b in Result { () throws(BackupError) in try write(b, at: offset, to: file) } }.get()
     }
 
-    /// The size (holes stay holes), owner, mode and times.
-    func endFile(_ path: String, _ file: FileDescriptor?, size: UInt64, _ attributes: BackupAttributes) throws(BackupError) {
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, to file: FileDescriptor?) throws(BackupError) {
+        guard let file else { return }
+        do { try file.write(bytes, at: Int64(offset)) } catch { throw system("write", "a file", error) }
+    }
+
+    /// The size (holes stay holes; a file whose data ends at its size already has it), owner,
+    /// mode and times.
+    func endFile(_ path: String, _ file: FileDescriptor?, size: UInt64, written: UInt64,
+                 _ attributes: BackupAttributes) throws(BackupError) {
         guard let file else { return }
         defer { file.close() }
         do throws(Errno) {
-            try file.truncate(to: Int64(size))
+            if written < size { try file.truncate(to: Int64(size)) }
             try apply(attributes, to: file)
         } catch {
             throw system("restore", path, error)
