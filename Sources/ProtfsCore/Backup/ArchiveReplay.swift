@@ -3,19 +3,19 @@ import ProtfsFormat
 import ProtfsSystem
 
 /// Reads an archive's records in order and checks each (paths, extents, headers under the
-/// transport key), handing them to `target` when restoring; with no target it is
+/// transport key), handing them to `maker` when restoring; with no maker it is
 /// `backup --verify`. The stream is authenticated chunk by chunk, so a record is only acted
 /// on once its bytes have been; a failure later leaves the caller to remove what was made.
 final class ArchiveReplay {
     private let reader: BackupStreamReader
     private let transport: ClassKeyring
-    private let target: RestoreTarget?
+    private let maker: RestoreMaker?
     private(set) var entryCount: UInt64 = 0
 
-    init(reader: BackupStreamReader, transport: ClassKeyring, target: RestoreTarget?) {
+    init(reader: BackupStreamReader, transport: ClassKeyring, maker: RestoreMaker?) {
         self.reader = reader
         self.transport = transport
-        self.target = target
+        self.maker = maker
     }
 
     func run() throws(BackupError) {
@@ -28,7 +28,7 @@ final class ArchiveReplay {
                 // Read before the call: optional chaining would skip its arguments without a target.
                 let attributes = try reader.readAttributes()
                 let extendedAttributes = try reader.readExtendedAttributes()
-                try target?.makeDirectory(path, attributes, extendedAttributes)
+                try maker?.add(.directory(path, attributes, extendedAttributes))
             case .file:
                 try replayFile(path)
             case .symlink:
@@ -36,14 +36,14 @@ final class ArchiveReplay {
                 guard let link = String(validating: try reader.readBytes(lengthBytes: 2), as: UTF8.self) else {
                     throw .damaged("a symlink target is not UTF-8")
                 }
-                try target?.makeSymlink(path, target: link, attributes)
+                try maker?.add(.symlink(path, target: link, attributes))
             case .node:
                 let attributes = try reader.readAttributes()
                 let device = try reader.readInteger(UInt64.self)
-                try target?.makeNode(path, attributes, device: device)
+                try maker?.add(.node(path, attributes, device: device))
             case .hardLink:
                 let first = try reader.readPath()
-                try target?.makeHardLink(path, to: first)
+                try maker?.add(.hardLink(path, to: first))
             case .end:
                 guard path.isEmpty, try reader.readInteger(UInt64.self) == entryCount else {
                     throw .damaged("its end record does not match its entries")
@@ -59,7 +59,7 @@ final class ArchiveReplay {
         let attributes = try reader.readAttributes()
         let extendedAttributes = try reader.readExtendedAttributes()
         let size = try reader.readInteger(UInt64.self)
-        let file = try target?.beginFile(path, extendedAttributes)
+        try maker?.add(.beginFile(path, extendedAttributes))
         var end: UInt64 = 0
         let hasHeader = Self.hasHeader(path)
         while true {
@@ -74,18 +74,18 @@ final class ArchiveReplay {
                       let header = try? FileHeader.decode(try reader.read(Int(length)), keyring: transport) else {
                     throw .damaged("a file header does not authenticate")
                 }
-                if let target { try target.write(header.moved(to: target.keyring).encoded(), at: offset, to: file) }
+                if let maker { try maker.add(.write(header.moved(to: maker.keyring).encoded(), at: offset)) }
             } else {
                 var at = offset
                 try reader.read(Int(length)) { (piece) throws(BackupError) in
-                    try target?.write(piece, at: at, to: file)
+                    try maker?.add(.write(Array(piece), at: at))
                     at += UInt64(piece.count)
                 }
             }
             end = offset + length
         }
         guard !hasHeader || end > 0 else { throw .damaged("a file has no header") }
-        try target?.endFile(path, file, size: size, written: end, attributes)
+        try maker?.add(.endFile(path, size: size, written: end, attributes))
     }
 
     /// Files in vault directories have headers; the records of `protfs.items` and

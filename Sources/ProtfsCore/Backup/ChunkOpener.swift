@@ -1,4 +1,3 @@
-import Dispatch
 import ProtfsCrypto
 import ProtfsSystem
 import Synchronization
@@ -26,8 +25,9 @@ final class ChunkOpener: Sendable {
     private let opened = (0..<lanes).map { _ in BoundedHandoff<Result<Opened, BackupError>>(capacity: chunksAhead / lanes) }
     /// One buffer per chunk waiting or being opened, and the replay's.
     let pool = BufferPool(byteCount: BackupChunks.plaintextByteCount, limit: chunksAhead + lanes + 1)
-    private let waited = Atomic<Bool>(false)
-    private let running = DispatchGroup()
+    /// The lanes' threads until they are joined.
+    private let threads = Mutex<[JoinableThread]>([])
+    private let closed = Atomic<Bool>(false)
     /// The archive, through a descriptor of its own: the caller's may be closed before this
     /// has stopped.
     private let file: FileDescriptor
@@ -37,15 +37,17 @@ final class ChunkOpener: Sendable {
     init(file: FileDescriptor, prefix: [UInt8], key: LockedKey, count: UInt64, finalChunkByteCount: Int) throws(BackupError) {
         do { self.file = try file.duplicate() } catch { throw .system(operation: "open", path: "the archive", errno: error) }
         for lane in 0..<Self.lanes {
-            running.enter()
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                defer {
-                    opened[lane].close()
-                    running.leave()
+            do {
+                let thread = try JoinableThread { [self] in
+                    defer { opened[lane].close() }
+                    ThreadPinning.undoInherited()
+                    open(stride(from: UInt64(lane), to: count, by: Self.lanes), into: opened[lane], prefix: prefix, key: key,
+                         count: count, finalChunkByteCount: finalChunkByteCount)
                 }
-                ThreadPinning.undoInherited()
-                open(stride(from: UInt64(lane), to: count, by: Self.lanes), into: opened[lane], prefix: prefix, key: key,
-                     count: count, finalChunkByteCount: finalChunkByteCount)
+                threads.withLock { $0.append(thread) }
+            } catch {
+                stop()
+                throw .system(operation: "start a thread for", path: "the archive", errno: error)
             }
         }
     }
@@ -86,8 +88,12 @@ final class ChunkOpener: Sendable {
     /// taken go back to the pool.
     func stop() {
         for lane in opened { lane.close() }
-        guard !waited.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        running.wait()
+        let running = threads.withLock { threads in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in running { thread.join() }
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         file.close()
         for lane in opened {
             while let chunk = lane.take() { if case .success(let opened) = chunk { pool.give(opened.buffer) } }

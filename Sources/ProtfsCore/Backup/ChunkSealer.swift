@@ -1,4 +1,3 @@
-import Dispatch
 import ProtfsCrypto
 import ProtfsSystem
 import Synchronization
@@ -30,8 +29,9 @@ final class ChunkSealer: Sendable {
     private let queued = (0..<lanes).map { _ in BoundedHandoff<Chunk>(capacity: chunksInFlight / lanes) }
     private let failure = Mutex<BackupError?>(nil)
     private let abandoned = Atomic<Bool>(false)
-    private let waited = Atomic<Bool>(false)
-    private let running = DispatchGroup()
+    private let closed = Atomic<Bool>(false)
+    /// The lanes' threads until they are joined.
+    private let threads = Mutex<[JoinableThread]>([])
     /// The archive, through a descriptor of its own: the caller's may be closed before an
     /// abandoned sealer has stopped.
     private let file: FileDescriptor
@@ -40,11 +40,15 @@ final class ChunkSealer: Sendable {
     init(file: FileDescriptor, path: String, prefix: [UInt8], key: LockedKey, headerByteCount: Int) throws(BackupError) {
         do { self.file = try file.duplicate() } catch { throw .system(operation: "open", path: path, errno: error) }
         for lane in queued {
-            running.enter()
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                defer { running.leave() }
-                ThreadPinning.undoInherited()
-                seal(lane, path: path, prefix: prefix, key: key, headerByteCount: headerByteCount)
+            do {
+                let thread = try JoinableThread { [self] in
+                    ThreadPinning.undoInherited()
+                    seal(lane, path: path, prefix: prefix, key: key, headerByteCount: headerByteCount)
+                }
+                threads.withLock { $0.append(thread) }
+            } catch {
+                abandon()
+                throw .system(operation: "start a thread for", path: path, errno: error)
             }
         }
     }
@@ -91,11 +95,16 @@ final class ChunkSealer: Sendable {
         stop()
     }
 
+    /// Closes the lanes and joins their threads; the archive's descriptor is closed by the
+    /// first call.
     private func stop() {
         for lane in queued { lane.close() }
-        guard !waited.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        running.wait()
-        file.close()
+        let running = threads.withLock { threads in
+            defer { threads = [] }
+            return threads
+        }
+        for thread in running { thread.join() }
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { file.close() }
     }
 
     private func check() throws(BackupError) {

@@ -8,13 +8,22 @@ import ProtfsSystem
 /// them). Nothing is synced one by one: a restored vault counts only once its keybag is written,
 /// so one `syncfs` before the keybag makes everything durable at once (a sync per file made a
 /// restore of a source tree ten times slower than `tar -x`).
-final class RestoreTarget {
+///
+/// Used by one thread at a time: the `RestoreMaker`'s while the replay runs, then, once that
+/// thread is joined, the restore's for `finish`.
+final class RestoreTarget: @unchecked Sendable {
     let root: FileDescriptor
     /// The new vault's keyring: file headers are re-MACed for this device.
     let keyring: ClassKeyring
     private let backingPath: String
     private var directories: [(String, BackupAttributes)] = []
-    private var parent: (path: String, fd: FileDescriptor)?
+    /// The directories from the root down to the last one used, each open: the archive lists
+    /// a directory's entries together and goes depth first, so the parent of the next entry
+    /// is nearly always on this chain (opening each parent from the root again doubled the
+    /// system calls of a source tree's restore). The root is not on it.
+    private var chain: [(path: String, fd: FileDescriptor)] = []
+    /// The file between `beginFile` and `endFile`.
+    private var file: FileDescriptor?
     private let asRoot = geteuid() == 0
 
     init(root: FileDescriptor, backingPath: String, keyring: ClassKeyring) {
@@ -23,43 +32,44 @@ final class RestoreTarget {
         self.keyring = keyring
     }
 
-    deinit { parent?.fd.close() }
+    deinit {
+        closeChain(keeping: 0)
+        file?.close()
+    }
 
     func makeDirectory(_ path: String, _ attributes: BackupAttributes, _ xattrs: [(String, [UInt8])]) throws(BackupError) {
         if !path.isEmpty {
             let (directory, name) = try parentAndName(path)
             do { try directory.makeDirectory(name, mode: 0o700) } catch { throw system("create", path, error) }
         }
-        let fd = try openDirectory(path)
-        defer { fd.close() }
-        try set(xattrs, on: fd, path)
+        try set(xattrs, on: try directory(path), path)
         directories.append((path, attributes))
     }
 
-    func beginFile(_ path: String, _ xattrs: [(String, [UInt8])]) throws(BackupError) -> FileDescriptor {
+    func beginFile(_ path: String, _ xattrs: [(String, [UInt8])]) throws(BackupError) {
         let (directory, name) = try parentAndName(path)
         let fd: FileDescriptor
         do { fd = try FileDescriptor.open(name, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600) } catch {
             throw system("create", path, error)
         }
-        do { try set(xattrs, on: fd, path) } catch { fd.close(); throw error }
-        return fd
+        file = fd
+        try set(xattrs, on: fd, path)
     }
 
-    func write(_ bytes: [UInt8], at offset: UInt64, to file: FileDescriptor?) throws(BackupError) {
-        try bytes.withUnsafeBytes { b in Result { () throws(BackupError) in try write(b, at: offset, to: file) } }.get()
-    }
-
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: UInt64, to file: FileDescriptor?) throws(BackupError) {
-        guard let file else { return }
-        do { try file.write(bytes, at: Int64(offset)) } catch { throw system("write", "a file", error) }
+    func write(_ bytes: [UInt8], at offset: UInt64) throws(BackupError) {
+        guard let file else { preconditionFailure("a write outside a file") }
+        do throws(Errno) {
+            try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try file.write(b, at: Int64(offset)) } }.get()
+        } catch {
+            throw system("write", "a file", error)
+        }
     }
 
     /// The size (holes stay holes; a file whose data ends at its size already has it), owner,
     /// mode and times.
-    func endFile(_ path: String, _ file: FileDescriptor?, size: UInt64, written: UInt64,
-                 _ attributes: BackupAttributes) throws(BackupError) {
-        guard let file else { return }
+    func endFile(_ path: String, size: UInt64, written: UInt64, _ attributes: BackupAttributes) throws(BackupError) {
+        guard let file else { preconditionFailure("a file ended that was not begun") }
+        self.file = nil
         defer { file.close() }
         do throws(Errno) {
             if written < size { try file.truncate(to: Int64(size)) }
@@ -108,8 +118,7 @@ final class RestoreTarget {
     /// Modes, owners and times of every directory, deepest first; then the whole filesystem
     /// synced and `beforeRoot` run (it writes the keybag, durably), then the root's.
     func finish(beforeRoot: () throws -> Void) throws {
-        parent?.fd.close()
-        parent = nil
+        defer { closeChain(keeping: 0) }
         for (path, recorded) in directories.reversed() {
             var attributes = recorded
             if path.isEmpty {
@@ -118,8 +127,7 @@ final class RestoreTarget {
                 // As `init` makes it, whatever the archive says (SPEC section 4).
                 attributes.mode &= ~0o077
             }
-            let fd = try openDirectory(path)
-            defer { fd.close() }
+            let fd = try directory(path)
             do throws(Errno) {
                 try apply(attributes, to: fd)
                 if path.isEmpty { try fd.syncDirectory() }
@@ -154,17 +162,45 @@ final class RestoreTarget {
         }
     }
 
-    /// The directory holding `path` (opened component by component, never following a
-    /// symlink; the last one kept, as the archive lists a directory's entries together).
+    /// The directory holding `path`, and the last component.
     private func parentAndName(_ path: String) throws(BackupError) -> (FileDescriptor, String) {
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
         let parentPath = slash.map { String(path[..<$0]) } ?? ""
         let name = slash.map { String(path[path.utf8.index(after: $0)...]) } ?? path
-        if let parent, parent.path == parentPath { return (parent.fd, name) }
-        let fd = try openDirectory(parentPath)
-        parent?.fd.close()
-        parent = (parentPath, fd)
-        return (fd, name)
+        return (try directory(parentPath), name)
+    }
+
+    /// The directory at `path` (the root for ""), through the chain: its deepest ancestor
+    /// there, then each further component opened without following a symlink and added.
+    private func directory(_ path: String) throws(BackupError) -> FileDescriptor {
+        guard !path.isEmpty else { return root }
+        var kept = chain.count
+        while kept > 0 && !Self.isSameOrInside(path, chain[kept - 1].path) { kept -= 1 }
+        closeChain(keeping: kept)
+        let done = chain.last?.path ?? ""
+        let rest = done.isEmpty ? path.utf8[...] : path.utf8.dropFirst(done.utf8.count + 1)
+        for component in rest.split(separator: UInt8(ascii: "/")) {
+            let name = String(decoding: component, as: UTF8.self)
+            let next: FileDescriptor
+            do { next = try FileDescriptor.open(name, in: chain.last?.fd ?? root, [.readOnly, .directory]) } catch {
+                throw system("open", path, error)
+            }
+            let parentPath = chain.last?.path ?? ""
+            chain.append((parentPath.isEmpty ? name : parentPath + "/" + name, next))
+        }
+        return chain.last?.fd ?? root
+    }
+
+    /// `path` is `ancestor` or inside it, compared on bytes (String comparison would take two
+    /// spellings of one accented name as equal).
+    private static func isSameOrInside(_ path: String, _ ancestor: String) -> Bool {
+        let bytes = path.utf8, prefix = ancestor.utf8
+        guard bytes.starts(with: prefix) else { return false }
+        return bytes.count == prefix.count || bytes[bytes.index(bytes.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "/")
+    }
+
+    private func closeChain(keeping count: Int) {
+        while chain.count > count { chain.removeLast().fd.close() }
     }
 
     private func openDirectory(_ path: String) throws(BackupError) -> FileDescriptor {

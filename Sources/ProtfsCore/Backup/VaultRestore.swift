@@ -46,7 +46,7 @@ public enum VaultRestore {
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
         defer { file.close() }
-        let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), target: nil)
+        let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), maker: nil)
         try replay.run()
         return replay.entryCount
     }
@@ -81,21 +81,33 @@ public enum VaultRestore {
             let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
             deviceKeyCreated = created
             let deviceKeys = DeviceKeys(deviceKey: deviceKey)
+            // The generation the state beside this device key has for the vault id, if any: a
+            // restore beside the original (same machine) must not look like a rollback.
+            var state = try VaultState.load(beside: deviceKeyFile, vaultID: keys.vaultID)
+            // The new keybag's Argon2id runs beside the replay: it needs only the keys and the
+            // passcode, and alone it was a tenth of a source tree's restore.
+            let keybagMade = BoundedHandoff<Result<Keybag, VaultError>>(capacity: 1)
+            let derivation = try JoinableThread { [generation = max(state.generation, 1)] in
+                keybagMade.put(Result { () throws(VaultError) in
+                    try Keybag.restoring(keys, generation: generation, passcode: secret, deviceKeys: deviceKeys)
+                })
+            }
+            // Joined on every path: no derivation goes on after the restore has returned.
+            defer { derivation.join() }
             let target = RestoreTarget(root: root, backingPath: backing,
                                        keyring: ClassKeyring(vaultID: keys.vaultID, deviceKeys: deviceKeys,
                                                              classBPublicKey: keys.classBPublicKey))
-            let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), target: target)
+            let maker = try RestoreMaker(into: target)
+            defer { maker.stop() }
+            let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), maker: maker)
             try replay.run()
+            try maker.finish()
+            guard let restored = try keybagMade.take()?.get() else { preconditionFailure("no keybag from its derivation") }
             try target.finish {
                 // The keybag last, as at init (a vault is only a vault once everything else is
-                // there), but before the root's times, which its rename would change. The
-                // generation the state beside this device key has for the vault id, if any: a
-                // restore beside the original (same machine) must not look like a rollback.
-                var state = try VaultState.load(beside: deviceKeyFile, vaultID: keys.vaultID)
-                let keybag = try Keybag.restoring(keys, generation: max(state.generation, 1), passcode: secret,
-                                                  deviceKeys: deviceKeys)
-                if keybag.generation > state.generation { try state.record(generation: keybag.generation) }
-                try keybag.write(in: root, backingPath: backing)
+                // there), but before the root's times, which its rename would change.
+                if restored.generation > state.generation { try state.record(generation: restored.generation) }
+                try restored.write(in: root, backingPath: backing)
             }
             return Restored(vaultID: keys.vaultID, entries: replay.entryCount, deviceKeyPath: deviceKeyFile.path,
                             deviceKeyCreated: deviceKeyCreated)
