@@ -12,10 +12,14 @@ import ProtfsSystem
         let dir = try ContentTestDirectory()
         let target = RestoreTarget(root: dir.descriptor, backingPath: dir.path, keyring: ContentTestKeys().keyring)
         let attributes = BackupAttributes(try dir.descriptor.status())
+        var fileAttributes = attributes
+        fileAttributes.mode = UInt32(S_IFREG) | 0o640
         func file(_ path: String, _ contents: String) throws {
-            try target.beginFile(path, [("user.test", Array(path.utf8))])
+            // A file that ends with the mode it was made with, and one that does not.
+            let made: UInt32 = path.hasPrefix("a/b") ? 0o640 : 0o604
+            try target.beginFile(path, mode: made, [("user.test", Array(path.utf8))])
             try target.write(Array(contents.utf8), at: 0)
-            try target.endFile(path, size: UInt64(contents.utf8.count), written: UInt64(contents.utf8.count), attributes)
+            try target.endFile(path, size: UInt64(contents.utf8.count), written: UInt64(contents.utf8.count), fileAttributes)
         }
         try target.makeDirectory("", attributes, [])
         for (path, isDirectory) in [("a", true), ("a/b", true), ("a/b/c", true), ("a/b/c/f", false), ("a/b/g", false),
@@ -31,6 +35,7 @@ import ProtfsSystem
             defer { fd.close() }
             #expect(try fd.readAll() == Array(("contents of " + original).utf8), "\(path)")
             #expect(try fd.extendedAttribute("user.test") == Array(original.utf8), "\(path)")
+            #expect(try fd.status().st_mode & 0o7777 == 0o640, "\(path)")
         }
         #expect(try FileDescriptor.open(path: dir.path + "/ab", [.readOnly, .directory]).entryNames().sorted() == ["j", "link"])
         #expect(try FileDescriptor.open(path: dir.path + "/a", [.readOnly, .directory]).entryNames().sorted() == ["b", "bb", "i"])

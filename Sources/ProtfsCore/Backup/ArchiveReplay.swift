@@ -59,7 +59,7 @@ final class ArchiveReplay {
         let attributes = try reader.readAttributes()
         let extendedAttributes = try reader.readExtendedAttributes()
         let size = try reader.readInteger(UInt64.self)
-        try maker?.add(.beginFile(path, extendedAttributes))
+        try maker?.add(.beginFile(path, mode: attributes.mode, extendedAttributes))
         var end: UInt64 = 0
         let hasHeader = Self.hasHeader(path)
         while true {

@@ -12,10 +12,12 @@ final class RestoreMaker: Sendable {
     static let batchSteps = 256
     static let batchBytes = 1 << 20
     static let batchesAhead = 4
+    /// Writes are joined up to this size only (each join copies what it joins).
+    static let joinedWriteBytes = 64 << 10
 
     enum Step: Sendable {
         case directory(String, BackupAttributes, [(String, [UInt8])])
-        case beginFile(String, [(String, [UInt8])])
+        case beginFile(String, mode: UInt32, [(String, [UInt8])])
         case write([UInt8], at: UInt64)
         case endFile(String, size: UInt64, written: UInt64, BackupAttributes)
         case symlink(String, target: String, BackupAttributes)
@@ -57,8 +59,19 @@ final class RestoreMaker: Sendable {
     /// Queues a step; throws the failure of an earlier one, if any.
     func add(_ step: Step) throws(BackupError) {
         let full: [Step]? = filling.withLock { filling in
-            filling.steps.append(step)
-            if case let .write(bytes, _) = step { filling.bytes += bytes.count }
+            if case let .write(bytes, offset) = step {
+                filling.bytes += bytes.count
+                // A small write that goes on where the last one ended joins it: a small
+                // file's header and data in one pwrite.
+                if case let .write(previous, start)? = filling.steps.last, start + UInt64(previous.count) == offset,
+                   previous.count + bytes.count <= Self.joinedWriteBytes {
+                    filling.steps[filling.steps.count - 1] = .write(previous + bytes, at: start)
+                } else {
+                    filling.steps.append(step)
+                }
+            } else {
+                filling.steps.append(step)
+            }
             guard filling.steps.count >= Self.batchSteps || filling.bytes >= Self.batchBytes else { return nil }
             defer { filling = ([], 0) }
             return filling.steps
@@ -95,7 +108,7 @@ final class RestoreMaker: Sendable {
     private func make(_ step: Step, in target: RestoreTarget) throws(BackupError) {
         switch step {
         case let .directory(path, attributes, xattrs): try target.makeDirectory(path, attributes, xattrs)
-        case let .beginFile(path, xattrs): try target.beginFile(path, xattrs)
+        case let .beginFile(path, mode, xattrs): try target.beginFile(path, mode: mode, xattrs)
         case let .write(bytes, offset): try target.write(bytes, at: offset)
         case let .endFile(path, size, written, attributes): try target.endFile(path, size: size, written: written, attributes)
         case let .symlink(path, link, attributes): try target.makeSymlink(path, target: link, attributes)

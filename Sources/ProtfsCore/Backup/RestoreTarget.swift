@@ -22,8 +22,9 @@ final class RestoreTarget: @unchecked Sendable {
     /// is nearly always on this chain (opening each parent from the root again doubled the
     /// system calls of a source tree's restore). The root is not on it.
     private var chain: [(path: String, fd: FileDescriptor)] = []
-    /// The file between `beginFile` and `endFile`.
+    /// The file between `beginFile` and `endFile`, and its mode as made (nil: unknown).
     private var file: FileDescriptor?
+    private var fileMode: mode_t?
     private let asRoot = geteuid() == 0
 
     init(root: FileDescriptor, backingPath: String, keyring: ClassKeyring) {
@@ -46,13 +47,16 @@ final class RestoreTarget: @unchecked Sendable {
         directories.append((path, attributes))
     }
 
-    func beginFile(_ path: String, _ xattrs: [(String, [UInt8])]) throws(BackupError) {
+    /// A new file, made with the permission bits it will keep: unless the umask takes some
+    /// away or it has set-id bits, `endFile` needs no `fchmod`.
+    func beginFile(_ path: String, mode: UInt32, _ xattrs: [(String, [UInt8])]) throws(BackupError) {
         let (directory, name) = try parentAndName(path)
         let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(name, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600) } catch {
+        do { fd = try FileDescriptor.open(name, in: directory, [.writeOnly, .create, .exclusive], mode: mode_t(mode & 0o777)) } catch {
             throw system("create", path, error)
         }
         file = fd
+        fileMode = Self.creationMask.map { mode_t(mode) & 0o777 & ~$0 }
         try set(xattrs, on: fd, path)
     }
 
@@ -73,7 +77,7 @@ final class RestoreTarget: @unchecked Sendable {
         defer { file.close() }
         do throws(Errno) {
             if written < size { try file.truncate(to: Int64(size)) }
-            try apply(attributes, to: file)
+            try apply(attributes, to: file, madeWithMode: fileMode)
         } catch {
             throw system("restore", path, error)
         }
@@ -139,11 +143,24 @@ final class RestoreTarget: @unchecked Sendable {
 
     // MARK: helpers
 
+    /// This process's umask, read without changing it (`umask(2)` can only set it); nil
+    /// where the kernel does not report it.
+    static let creationMask: mode_t? = {
+        guard let status = try? FileDescriptor.open(path: "/proc/self/status", [.readOnly]) else { return nil }
+        defer { status.close() }
+        guard let text = try? status.readAll(),
+              let line = String(decoding: text, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
+              let mask = mode_t(line.dropFirst("Umask:".count).trimmingPrefix(while: { $0 == "\t" || $0 == " " }), radix: 8)
+        else { return nil }
+        return mask
+    }()
+
     /// Owner (when root: nobody else may give a file away), then mode (a chown clears the
     /// set-id bits), then times.
-    private func apply(_ attributes: BackupAttributes, to fd: FileDescriptor) throws(Errno) {
+    private func apply(_ attributes: BackupAttributes, to fd: FileDescriptor, madeWithMode: mode_t? = nil) throws(Errno) {
         if asRoot { try fd.changeOwner(uid: attributes.uid, gid: attributes.gid) }
-        try fd.changeMode(mode_t(attributes.mode & 0o7777))
+        let mode = mode_t(attributes.mode & 0o7777)
+        if mode != madeWithMode { try fd.changeMode(mode) }
         var times = [attributes.accessTime, attributes.modificationTime]
         _ = try syscallRetrying { futimens(fd.rawValue, &times) }
     }
