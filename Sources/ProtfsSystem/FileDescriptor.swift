@@ -89,6 +89,13 @@ public struct FileDescriptor: Sendable, Hashable {
         try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try write(b, at: 0) } }.get()
     }
 
+    /// Asks the kernel to start reading `length` bytes at `offset` into the page cache
+    /// (`POSIX_FADV_WILLNEED`) and returns without waiting for the disk.
+    public func adviseWillNeed(offset: Int64, length: Int64) throws(Errno) {
+        let result = posix_fadvise(rawValue, off_t(offset), off_t(length), POSIX_FADV_WILLNEED)
+        guard result == 0 else { throw Errno(result) }
+    }
+
     public func sync() throws(Errno) { _ = try syscallRetrying { fsync(rawValue) } }
 
     /// Syncs the directory this descriptor refers to, through a fresh read-only descriptor
