@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Testing
 @testable import ProtfsCore
@@ -57,6 +58,25 @@ import Testing
         defer { descriptor.close() }
         #expect(try SiblingFiles.list(descriptor, limit: 5)?.files.count == 5)
         #expect(try SiblingFiles.list(descriptor, limit: 4) == nil)
+    }
+
+    @Test("a FIFO in place of a listed file is never opened: the read-ahead does not hang on it")
+    func plantedFIFOIsNotOpened() throws {
+        let directory = TemporaryDirectory()
+        #expect(mkfifo(directory.child("planted"), 0o600) == 0)
+        let descriptor = try directory.openDirectory()
+        defer { descriptor.close() }
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            SiblingReadahead.readAhead("planted", in: descriptor)
+            done.signal()
+        }
+        let finished = done.wait(timeout: .now() + 10) == .success
+        // Let a hung open go, whatever happened.
+        if !finished, let writer = try? FileDescriptor.open(path: directory.child("planted"), [.writeOnly, .nonBlocking]) {
+            writer.close()
+        }
+        #expect(finished)
     }
 
     static func directory(_ inode: UInt64) -> BackingNode.Identity { BackingNode.Identity(device: 1, inode: inode) }
