@@ -70,6 +70,8 @@ final class InodeTable: Sendable {
         if count > capacity, let handler = crowdingHandler.withLock({ $0 }) { handler() }
         // A symlink's target is sealed to its location: the name it was just found under.
         if kept !== node, let location = node.symlinkLocation { kept.symlinkLocation = location }
+        // A file's next files are read ahead from the directory it was just found in.
+        if kept !== node, let directory = node.directory { kept.directory = directory }
         return (id, kept)
     }
 

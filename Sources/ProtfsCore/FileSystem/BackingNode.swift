@@ -25,6 +25,8 @@ public final class BackingNode: Sendable {
     private let locationOfSymlink = Mutex<SymlinkLocation?>(nil)
     /// Open handles and the decrypted-content object of a regular file.
     let content = OpenContent()
+    /// The directory a regular file was last found in (weak: a file holds no directory open).
+    private let foundIn = Mutex(WeakNode())
 
     init(descriptor: FileDescriptor, status: stat) {
         self.descriptor = descriptor
@@ -77,8 +79,21 @@ public final class BackingNode: Sendable {
         set { if isSymlink { locationOfSymlink.withLock { $0 = newValue } } }
     }
 
+    /// The directory this regular file was last found in by a lookup or a listing, whose next
+    /// files are read ahead while it is read (nil for anything else, or once the directory is
+    /// gone). A rename may leave it stale: then the read-ahead finds the file is not there.
+    public var directory: BackingNode? {
+        get { foundIn.withLock { $0.node } }
+        set { if isRegularFile { foundIn.withLock { $0.node = newValue } } }
+    }
+
     var cachedHeader: FileHeader? {
         get { headerCache.withLock { $0 } }
         set { headerCache.withLock { $0 = newValue } }
     }
+}
+
+/// A node held without keeping it alive.
+private struct WeakNode {
+    weak var node: BackingNode?
 }

@@ -80,6 +80,8 @@ extension VaultFileSystem {
                 gainHandle(on: node, &state)
             }
         }
+        // Only after an open the lock allowed: a refused one reads nothing ahead.
+        siblingReadahead.opened(node)
         return OpenFileHandle(node: node, writable: writable)
     }
 

@@ -20,6 +20,7 @@ extension VaultFileSystem {
         let entry = try backingName(name, in: parent)
         let node = try BackingNode.open(entry.entry, in: parent.descriptor)
         if node.isSymlink { node.symlinkLocation = try symlinkLocation(name, in: parent) }
+        node.directory = parent
         return node
     }
 
@@ -270,6 +271,7 @@ extension VaultFileSystem {
         guard let backingName = entry.backingName else { throw .invalid }
         let node = try BackingNode.open(backingName, in: directory.descriptor)
         if node.isSymlink { node.symlinkLocation = try symlinkLocation(entry.name, in: directory) }
+        node.directory = directory
         return node
     }
 

@@ -26,6 +26,8 @@ public final class VaultFileSystem: Sendable {
 
     /// Reads subdirectories' metadata ahead of the walkers that list them.
     let prefetcher = DirectoryPrefetcher()
+    /// Reads the next files of a directory ahead of a reader going through it.
+    let siblingReadahead = SiblingReadahead()
 
     /// Where damage goes (the daemon's log, which says each thing once).
     let reportDamage: @Sendable (String) -> Void
