@@ -130,9 +130,11 @@ public struct FileHeader: Sendable {
     /// or the device of a restored vault): the active slot re-hidden and re-MACed in the same
     /// place, the other slot unused. The wrapped file key does not change.
     public func moved(to keyring: any ClassKeySource) -> FileHeader {
-        var slots = [HeaderSlot.unused(version: version), HeaderSlot.unused(version: version)]
-        slots[activeSlotIndex] = activeSlot.encoded(prefix: Self.prefix(fileID: fileID, version: version), version: version,
-                                                    keyring: keyring)
+        // The unused slot made anew (random bytes of one `getrandom`), the active one sealed
+        // for `keyring`: a backup and a restore do this for every file.
+        let active = activeSlot.encoded(prefix: Self.prefix(fileID: fileID, version: version), version: version, keyring: keyring)
+        let unused = HeaderSlot.unused(version: version)
+        let slots = activeSlotIndex == 0 ? [active, unused] : [unused, active]
         return FileHeader(fileID: fileID, version: version, slotBytes: slots, activeSlotIndex: activeSlotIndex,
                           activeSlot: activeSlot)
     }
