@@ -42,7 +42,7 @@ final class RingServer: @unchecked Sendable {
     private let wakeup: Int32
     private let handedOver = Mutex<[RingEntry]>([])
     private let stopping = Atomic<Bool>(false)
-    private var thread = pthread_t()
+    private var thread: JoinableThread?
     /// Entries committed at the last call into the ring, whose replies the kernel has
     /// taken by the time the call returns.
     private var committed: [RingEntry] = []
@@ -210,7 +210,7 @@ final class RingServer: @unchecked Sendable {
     /// for `go` (true: serve; false: give up) and serves. `ended` gets serve's result.
     func start(opened: @escaping @Sendable (Int32) -> Void, go: @escaping @Sendable () -> Bool,
                ended: @escaping @Sendable (Ending) -> Void) -> Bool {
-        let body = Unmanaged.passRetained(ThreadBody { [self] in
+        thread = try? JoinableThread { [self] in
             let status = open()
             opened(status)
             guard status == 0 else { return }
@@ -219,19 +219,9 @@ final class RingServer: @unchecked Sendable {
                 return
             }
             ended(serve())
-        })
-        let created = pthread_create(&thread, nil, { raw in
-            Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue().run()
-            return nil
-        }, body.toOpaque())
-        if created != 0 { body.release() }
-        return created == 0
+        }
+        return thread != nil
     }
 
-    func join() { pthread_join(thread, nil) }
-}
-
-private final class ThreadBody {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
+    func join() { thread?.join() }
 }

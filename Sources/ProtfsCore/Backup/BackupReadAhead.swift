@@ -25,20 +25,19 @@ final class BackupReadAhead: Sendable {
     /// freed below the value it was made with.)
     private let permits = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
-    /// The reader's thread until it is joined (none if the system had none to give: a hint
-    /// is not worth failing a backup for).
-    private let thread = Mutex<JoinableThread?>(nil)
+    /// The reader's thread (none if the system had none to give: a hint is not worth
+    /// failing a backup for).
+    private let reader = ThreadGroup()
 
     /// Starts reading ahead under `root`, which must stay open until `stop()` returns.
     init(root: FileDescriptor, pieceByteCount: Int) {
         self.root = root
         self.pieceByteCount = Int64(pieceByteCount)
         for _ in 0..<Self.window { permits.signal() }
-        let started = try? JoinableThread { [self] in
+        try? reader.start { [self] in
             ThreadPinning.undoInherited()
             readAhead(root)
         }
-        thread.withLock { $0 = started }
     }
 
     /// The walk has passed one more name.
@@ -48,10 +47,7 @@ final class BackupReadAhead: Sendable {
     func stop() {
         stopping.store(true, ordering: .releasing)
         permits.signal()
-        thread.withLock { thread in
-            defer { thread = nil }
-            return thread
-        }?.join()
+        reader.joinAll()
     }
 
     /// The names of `directory` in the walk's order, each file's first piece asked for;

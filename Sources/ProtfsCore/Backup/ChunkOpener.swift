@@ -1,6 +1,5 @@
 import ProtfsCrypto
 import ProtfsSystem
-import Synchronization
 
 /// Reads an archive's chunks and opens them on threads of their own, one lane per thread,
 /// chunk `i` in lane `i % lanes`, ahead of the replay that makes files of them: the disk
@@ -25,9 +24,7 @@ final class ChunkOpener: Sendable {
     private let opened = (0..<lanes).map { _ in BoundedHandoff<Result<Opened, BackupError>>(capacity: chunksAhead / lanes) }
     /// One buffer per chunk waiting or being opened, and the replay's.
     let pool = BufferPool(byteCount: BackupChunks.plaintextByteCount, limit: chunksAhead + lanes + 1)
-    /// The lanes' threads until they are joined.
-    private let threads = Mutex<[JoinableThread]>([])
-    private let closed = Atomic<Bool>(false)
+    private let lanes = ThreadGroup()
     /// The archive, through a descriptor of its own: the caller's may be closed before this
     /// has stopped.
     private let file: FileDescriptor
@@ -38,13 +35,12 @@ final class ChunkOpener: Sendable {
         do { self.file = try file.duplicate() } catch { throw .system(operation: "open", path: "the archive", errno: error) }
         for lane in 0..<Self.lanes {
             do {
-                let thread = try JoinableThread { [self] in
+                try lanes.start { [self] in
                     defer { opened[lane].close() }
                     ThreadPinning.undoInherited()
                     open(stride(from: UInt64(lane), to: count, by: Self.lanes), into: opened[lane], prefix: prefix, key: key,
                          count: count, finalChunkByteCount: finalChunkByteCount)
                 }
-                threads.withLock { $0.append(thread) }
             } catch {
                 stop()
                 throw .system(operation: "start a thread for", path: "the archive", errno: error)
@@ -88,12 +84,7 @@ final class ChunkOpener: Sendable {
     /// taken go back to the pool.
     func stop() {
         for lane in opened { lane.close() }
-        let running = threads.withLock { threads in
-            defer { threads = [] }
-            return threads
-        }
-        for thread in running { thread.join() }
-        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard lanes.joinAll() else { return }
         file.close()
         for lane in opened {
             while let chunk = lane.take() { if case .success(let opened) = chunk { pool.give(opened.buffer) } }

@@ -29,9 +29,7 @@ final class ChunkSealer: Sendable {
     private let queued = (0..<lanes).map { _ in BoundedHandoff<Chunk>(capacity: chunksInFlight / lanes) }
     private let failure = Mutex<BackupError?>(nil)
     private let abandoned = Atomic<Bool>(false)
-    private let closed = Atomic<Bool>(false)
-    /// The lanes' threads until they are joined.
-    private let threads = Mutex<[JoinableThread]>([])
+    private let lanes = ThreadGroup()
     /// The archive, through a descriptor of its own: the caller's may be closed before an
     /// abandoned sealer has stopped.
     private let file: FileDescriptor
@@ -41,11 +39,10 @@ final class ChunkSealer: Sendable {
         do { self.file = try file.duplicate() } catch { throw .system(operation: "open", path: path, errno: error) }
         for lane in queued {
             do {
-                let thread = try JoinableThread { [self] in
+                try lanes.start { [self] in
                     ThreadPinning.undoInherited()
                     seal(lane, path: path, prefix: prefix, key: key, headerByteCount: headerByteCount)
                 }
-                threads.withLock { $0.append(thread) }
             } catch {
                 abandon()
                 throw .system(operation: "start a thread for", path: path, errno: error)
@@ -99,12 +96,7 @@ final class ChunkSealer: Sendable {
     /// first call.
     private func stop() {
         for lane in queued { lane.close() }
-        let running = threads.withLock { threads in
-            defer { threads = [] }
-            return threads
-        }
-        for thread in running { thread.join() }
-        if !closed.exchange(true, ordering: .acquiringAndReleasing) { file.close() }
+        if lanes.joinAll() { file.close() }
     }
 
     private func check() throws(BackupError) {

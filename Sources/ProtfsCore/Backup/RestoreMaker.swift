@@ -31,20 +31,15 @@ final class RestoreMaker: Sendable {
     /// The batch being filled, and its bytes of data; only the replay's thread touches it.
     private let filling = Mutex<(steps: [Step], bytes: Int)>(([], 0))
     private let failure = Mutex<BackupError?>(nil)
-    /// The making thread until it is joined.
-    private let thread = Mutex<JoinableThread?>(nil)
+    private let making = ThreadGroup()
 
     /// Starts making into `target`, which only this thread uses until `finish` or `stop`
     /// returns.
     init(into target: RestoreTarget) throws(BackupError) {
         keyring = target.keyring
-        let started: JoinableThread
-        do {
-            started = try JoinableThread { [self] in make(into: target) }
-        } catch {
+        do { try making.start { [self] in make(into: target) } } catch {
             throw .system(operation: "start a thread for", path: "the restore", errno: error)
         }
-        thread.withLock { $0 = started }
     }
 
     private func make(into target: RestoreTarget) {
@@ -95,10 +90,7 @@ final class RestoreMaker: Sendable {
     /// Waits for the thread, making what is queued unless something failed.
     func stop() {
         batches.close()
-        thread.withLock { thread in
-            defer { thread = nil }
-            return thread
-        }?.join()
+        making.joinAll()
     }
 
     private func check() throws(BackupError) {
