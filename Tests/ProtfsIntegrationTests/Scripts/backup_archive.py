@@ -1,18 +1,13 @@
-"""What read-archive.py and craft-archive.py share: libsodium through ctypes and the key
-derivation of a backup archive, written from docs/BACKUP.md alone."""
+"""What read-archive.py and craft-archive.py share: the key derivation of a backup archive,
+written from docs/BACKUP.md alone, on the libsodium helpers the vector generators use."""
 import ctypes, hashlib, os, sys
 
-sodium = ctypes.CDLL("libsodium.so.23")
-assert sodium.sodium_init() >= 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ProtfsCoreTests", "Vectors"))
+from sodium_vectors import sodium, subkey, public_key, seal as seal_with_nonce  # noqa: E402
+
 CHUNK = 65536
 CHECK_CONTEXT = b"protfs backup passphrase check v1"
 KEYBAG_CONTEXT = b"protfs backup keybag v1"
-
-
-def subkey(key, context):
-    out = ctypes.create_string_buffer(32)
-    assert sodium.crypto_kdf_derive_from_key(out, 32, ctypes.c_uint64(1), context, key) == 0
-    return out.raw
 
 
 def keys(passphrase, header):
@@ -28,20 +23,9 @@ def check(stream_key, header):
     return hashlib.blake2b(CHECK_CONTEXT + header, digest_size=32, key=stream_key).digest()
 
 
-def public_key(private):
-    out = ctypes.create_string_buffer(32)
-    assert sodium.crypto_scalarmult_base(out, private) == 0
-    return out.raw
-
-
 def seal(plaintext, associated_data, key):
-    nonce = os.urandom(24)
-    out = ctypes.create_string_buffer(len(plaintext) + 16)
-    out_length = ctypes.c_ulonglong()
-    assert sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(
-        out, ctypes.byref(out_length), plaintext, ctypes.c_ulonglong(len(plaintext)),
-        associated_data, ctypes.c_ulonglong(len(associated_data)), None, nonce, key) == 0
-    return nonce + out.raw[:out_length.value]
+    """XChaCha20-Poly1305 under a random nonce: nonce || ciphertext || tag."""
+    return seal_with_nonce(plaintext, associated_data, key, os.urandom(24))
 
 
 def open_sealed(sealed, associated_data, key):
