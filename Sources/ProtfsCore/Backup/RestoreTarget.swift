@@ -107,10 +107,12 @@ final class RestoreTarget: @unchecked Sendable {
 
     func makeHardLink(_ path: String, to first: String) throws(BackupError) {
         // The first name's directory opened like any other (never through a symlink), so a
-        // crafted archive cannot link something outside the backing directory in.
-        let source = try openDirectory(first.split(separator: "/").dropLast().joined(separator: "/"))
+        // crafted archive cannot link something outside the backing directory in; held
+        // apart from the chain, which the link's own directory may change.
+        let (sourceDirectory, sourceName) = try parentAndName(first)
+        let source: FileDescriptor
+        do { source = try sourceDirectory.duplicate() } catch { throw system("open", first, error) }
         defer { source.close() }
-        let sourceName = String(first.split(separator: "/").last!)
         let (directory, name) = try parentAndName(path)
         _ = try? syscallRetrying { linkat(source.rawValue, sourceName, directory.rawValue, name, 0) }
         // linkat's failure is told by what is there (the first name must be a regular file).
@@ -218,21 +220,6 @@ final class RestoreTarget: @unchecked Sendable {
 
     private func closeChain(keeping count: Int) {
         while chain.count > count { chain.removeLast().fd.close() }
-    }
-
-    private func openDirectory(_ path: String) throws(BackupError) -> FileDescriptor {
-        var current: FileDescriptor
-        do { current = try root.duplicate() } catch { throw system("open", path, error) }
-        for component in path.split(separator: "/") {
-            let next: FileDescriptor
-            do { next = try FileDescriptor.open(String(component), in: current, [.readOnly, .directory]) } catch {
-                current.close()
-                throw system("open", path, error)
-            }
-            current.close()
-            current = next
-        }
-        return current
     }
 
     private func system(_ operation: String, _ path: String, _ error: Errno) -> BackupError {
