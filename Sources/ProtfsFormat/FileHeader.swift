@@ -57,15 +57,19 @@ public struct FileHeader: Sendable {
     /// (`version` 1 is for tests of what the first builds wrote.)
     public static func create(protectionClass: ProtectionClass, keyring: any ClassKeySource,
                               version: UInt16 = formatVersion) throws(Errno) -> (FileHeader, LockedKey) {
-        let fileID = ObjectID.random()
+        // The file id, the slot's bit and the unused slot's bytes from one `getrandom` (they
+        // are all stored in the clear); the key into locked memory by a call of its own.
+        let random = SecureRandom.bytes(ObjectID.byteCount + 1 + HeaderSlot.byteCount)
+        let fileID = ObjectID(bytes: Array(random[..<ObjectID.byteCount]))!
         let fileKey = LockedKey.random()
         let prefix = Self.prefix(fileID: fileID, version: version)
         let slot = HeaderSlot(generation: 1, protectionClass: protectionClass,
                               wrappedKey: try WrappedFileKey(wrapping: fileKey, for: protectionClass, fileID: fileID,
                                                              version: version, keyring: keyring))
-        let index = version >= 2 ? Int.random(in: 0...1) : 0
-        var slotBytes = [HeaderSlot.unused(version: version), HeaderSlot.unused(version: version)]
-        slotBytes[index] = slot.encoded(prefix: prefix, version: version, keyring: keyring)
+        let index = version >= 2 ? Int(random[ObjectID.byteCount] & 1) : 0
+        let unused = version >= 2 ? Array(random[(ObjectID.byteCount + 1)...]) : HeaderSlot.unused(version: version)
+        let active = slot.encoded(prefix: prefix, version: version, keyring: keyring)
+        let slotBytes = index == 0 ? [active, unused] : [unused, active]
         let header = FileHeader(fileID: fileID, version: version, slotBytes: slotBytes, activeSlotIndex: index, activeSlot: slot)
         return (header, fileKey)
     }

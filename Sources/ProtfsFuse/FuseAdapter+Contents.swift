@@ -29,13 +29,13 @@ extension FuseAdapter {
     func create(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>, _ mode: mode_t,
                 _ fi: UnsafeMutablePointer<fuse_file_info>) {
         respond(req) { () throws(Errno) in
-            let (created, handle) = try fileSystem.createFile(Self.name(name), in: node(parent), mode: mode,
-                                                              caller: Self.caller(req),
-                                                              writable: Self.isWritable(fi.pointee.flags))
+            let (created, handle, attributes) = try fileSystem.createFile(Self.name(name), in: node(parent), mode: mode,
+                                                                          caller: Self.caller(req),
+                                                                          writable: Self.isWritable(fi.pointee.flags))
             store(handle, in: fi)
             var entry = fuse_entry_param()
             entry.ino = inodes.remember(created)
-            entry.attr = try fileSystem.attributes(of: created)
+            entry.attr = attributes
             entry.attr_timeout = cacheTimeout
             entry.entry_timeout = cacheTimeout
             if fuse_reply_create(req, &entry, fi) != 0 {

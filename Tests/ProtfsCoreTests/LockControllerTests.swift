@@ -66,7 +66,7 @@ import ProtfsSystem
 
     @Test func lockNowTakesCompleteHandlesAwayAndUnlockGivesThemBack() throws {
         let f = try Fixture()
-        let (node, handle) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        let (node, handle, _) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "secret")
         let cache = RecordingCache(nodes: [node])
         f.controller.attach(fileSystem: f.fileSystem, cache: cache)
@@ -87,7 +87,7 @@ import ProtfsSystem
 
     @Test func graceKeepsCompleteAvailableAndUnlockCancelsTheLock() throws {
         let f = try Fixture(grace: 30)
-        let (_, handle) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        let (_, handle, _) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "x")
         f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: []))
         let events = Mutex<[LockEvent]>([])
@@ -125,14 +125,14 @@ import ProtfsSystem
         let f = try Fixture()
         let dir = try f.fileSystem.makeDirectory(Array("b".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
         try f.fileSystem.reclass(dir, to: .completeUnlessOpen)
-        let (node, handle) = try f.fileSystem.createFile(Array("db".utf8), in: dir, mode: 0o600, caller: f.caller)
+        let (node, handle, _) = try f.fileSystem.createFile(Array("db".utf8), in: dir, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "before")
         f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: [node]))
         f.controller.lock(.now)
         try write(f.fileSystem, handle, "after!")
         #expect(try read(f.fileSystem, handle) == Array("after!".utf8))
         #expect(throws: Errno.permissionDenied) { try f.fileSystem.open(node, writable: false) }
-        let (_, fresh) = try f.fileSystem.createFile(Array("journal".utf8), in: dir, mode: 0o600, caller: f.caller)
+        let (_, fresh, _) = try f.fileSystem.createFile(Array("journal".utf8), in: dir, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, fresh, "created while locked")
         f.fileSystem.release(fresh)
         f.fileSystem.release(handle)
@@ -148,7 +148,7 @@ import ProtfsSystem
         let f = try Fixture()
         let keys = try f.vault.verifyPasscode(passcode("right"))  // once: unlocks below skip Argon2id
         let nodes = try (0..<3).map { (i) throws(Errno) -> BackingNode in
-            let (node, handle) = try f.fileSystem.createFile(Array("f\(i)".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+            let (node, handle, _) = try f.fileSystem.createFile(Array("f\(i)".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
             try write(f.fileSystem, handle, "secret \(i)")
             f.fileSystem.release(handle)
             return node
@@ -156,7 +156,7 @@ import ProtfsSystem
         // A `completeUnlessOpen` handle held throughout keeps its key: the one key allowed.
         let journalDirectory = try f.fileSystem.makeDirectory(Array("b".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
         try f.fileSystem.reclass(journalDirectory, to: .completeUnlessOpen)
-        let (_, journal) = try f.fileSystem.createFile(Array("journal".utf8), in: journalDirectory, mode: 0o600, caller: f.caller)
+        let (_, journal, _) = try f.fileSystem.createFile(Array("journal".utf8), in: journalDirectory, mode: 0o600, caller: f.caller)
         f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: nodes))
         let stop = Atomic<Bool>(false)
         let workers = DispatchGroup()
@@ -192,7 +192,7 @@ import ProtfsSystem
     /// counted, and kept or wiped by the lock, as a file of its new class.
     @Test func aFileReclassedWhileOpenIsCountedByItsNewClass() throws {
         let f = try Fixture()
-        let (node, handle) = try f.fileSystem.createFile(Array("f".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        let (node, handle, _) = try f.fileSystem.createFile(Array("f".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "was complete")
         f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: [node]))
         #expect(f.vault.keyring.fileKeys.count(of: .complete) == 1)
@@ -210,11 +210,11 @@ import ProtfsSystem
     /// moves out of `complete`, which would take it out of the wipe, nor into it.
     @Test func noReclassInOrOutOfCompleteOnceTheGraceHasEnded() throws {
         let f = try Fixture()
-        let (secret, handle) = try f.fileSystem.createFile(Array("secret".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
+        let (secret, handle, _) = try f.fileSystem.createFile(Array("secret".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "secret")
         let plainDirectory = try f.fileSystem.makeDirectory(Array("d".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
         try f.fileSystem.reclass(plainDirectory, to: .none)
-        let (plain, plainHandle) = try f.fileSystem.createFile(Array("plain".utf8), in: plainDirectory, mode: 0o600, caller: f.caller)
+        let (plain, plainHandle, _) = try f.fileSystem.createFile(Array("plain".utf8), in: plainDirectory, mode: 0o600, caller: f.caller)
         f.fileSystem.release(plainHandle)
         let outcomes = Mutex<[String: Errno?]>([:])
         f.controller.attach(fileSystem: f.fileSystem, cache: SealingCache { [fs = f.fileSystem] in

@@ -59,7 +59,7 @@ import ProtfsTestSupport
 
         @discardableResult
         static func write(_ fs: VaultFileSystem, _ name: String, in parent: BackingNode, size: Int, caller: Caller) throws -> BackingNode {
-            let (node, handle) = try fs.createFile(Array(name.utf8), in: parent, mode: 0o644, caller: caller)
+            let (node, handle, _) = try fs.createFile(Array(name.utf8), in: parent, mode: 0o644, caller: caller)
             defer { fs.release(handle) }
             let data = (0..<size).map { UInt8(truncatingIfNeeded: $0 * 7 + 3) }
             try data.withUnsafeBytes { bytes in Result { () throws(Errno) in try fs.write(handle, bytes, at: 0) } }.get()

@@ -95,6 +95,17 @@ struct MountTests {
         vault.checkScript("extended-attributes.sh", timeout: 60)
     }
 
+    /// A daemon without the capability to override permissions (root's, here, dropped) may not
+    /// open a directory of mode 0300 to set its xattrs through it: they go through the
+    /// descriptor's /proc link instead.
+    @Test("a daemon that may not read a directory still sets its xattrs and makes directories in it")
+    func extendedAttributesOfUnreadableDirectories() throws {
+        let vault = try TestVault()
+        try vault.mount(launcher: ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"])
+        defer { try? vault.unmount() }
+        vault.checkScript("xattrs-on-unreadable-directories.sh", timeout: 60)
+    }
+
     @Test("the backing directory holds no plaintext name, content, xattr or symlink target")
     func nothingInTheClear() throws {
         let vault = try TestVault()

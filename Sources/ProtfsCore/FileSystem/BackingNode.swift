@@ -39,9 +39,15 @@ public final class BackingNode: Sendable {
     /// Opens `name` in `directory` without following it, and stats what was opened (never
     /// the name again, so it cannot be swapped in between).
     public static func open(_ name: String, in directory: FileDescriptor) throws(Errno) -> BackingNode {
+        try openWithStatus(name, in: directory).node
+    }
+
+    /// `open(_:in:)`, with the status it took of what it opened.
+    static func openWithStatus(_ name: String, in directory: FileDescriptor) throws(Errno) -> (node: BackingNode, status: stat) {
         let fd = try FileDescriptor.open(name, in: directory, [.path])
         do {
-            return BackingNode(descriptor: fd, status: try fd.status())
+            let status = try fd.status()
+            return (BackingNode(descriptor: fd, status: status), status)
         } catch {
             fd.close()
             throw error

@@ -7,27 +7,30 @@ import ProtfsSystem
 /// Contents: every call here needs the file's class key (SPEC section 3 "content") and runs
 /// under the lock controller's shared hold, from the policy check to the end of the crypto.
 extension VaultFileSystem {
-    /// Creates a regular file of the parent's class and opens it.
+    /// Creates a regular file of the parent's class and opens it; `attributes` are the new
+    /// file's as the mount shows them, for the reply (no further `stat`).
     public func createFile(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
-                           writable: Bool = true) throws(Errno) -> (node: BackingNode, handle: OpenFileHandle) {
-        try creatingFile(name, in: parent, mode: mode, caller: caller) { node, file in
+                           writable: Bool = true) throws(Errno) -> (node: BackingNode, handle: OpenFileHandle, attributes: stat) {
+        try creatingFile(name, in: parent, mode: mode, caller: caller) { (node, file, status) throws(Errno) in
+            let attributes = try self.attributes(of: node, status: status)
             node.content.state.withLock { state in
                 state.file = file
                 gainHandle(on: node, &state)
             }
-            return (node, OpenFileHandle(node: node, writable: writable))
+            return (node, OpenFileHandle(node: node, writable: writable), attributes)
         }
     }
 
     /// Creates an empty regular file of the parent's class without opening it (`mknod`): no
     /// handle will ever be released, so its descriptor and per-file key go at once.
     public func createClosedFile(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller) throws(Errno) -> BackingNode {
-        try creatingFile(name, in: parent, mode: mode, caller: caller) { node, _ in node }
+        try creatingFile(name, in: parent, mode: mode, caller: caller) { node, _, _ in node }
     }
 
-    /// Creates the file and hands it, header written, to `keep` under the class policy.
+    /// Creates the file and hands it, header and class hint written, to `keep` under the class
+    /// policy, with the status of its backing object (taken once everything is written).
     private func creatingFile<R>(_ name: [UInt8], in parent: BackingNode, mode: mode_t, caller: Caller,
-                                 _ keep: (BackingNode, EncryptedFile) -> R) throws(Errno) -> R {
+                                 _ keep: (BackingNode, EncryptedFile, stat) throws(Errno) -> R) throws(Errno) -> R {
         let protectionClass = try directoryMetadata(of: parent).protectionClass
         return try snapshots.changingNamespace { () throws(Errno) in
             try controller.perform(.create, on: protectionClass) { () throws(Errno) in
@@ -35,11 +38,11 @@ extension VaultFileSystem {
                     let file = try EncryptedFile.create(in: parent.descriptor, name: stored, mode: mode & 0o7777,
                                                         protectionClass: protectionClass, keyring: keyring)
                     do throws(Errno) {
-                        let node = try BackingNode.open(stored, in: parent.descriptor)
                         try ClassHint.write(protectionClass, to: file, keys: keys)
-                        try assignOwnership(of: stored, in: parent, to: caller)
+                        let (node, status) = try BackingNode.openWithStatus(stored, in: parent.descriptor)
+                        let chowned = try assignOwnership(of: stored, in: parent, to: caller, current: status)
                         node.cachedHeader = file.header
-                        return keep(node, file)
+                        return try keep(node, file, chowned ? try node.status() : status)
                     } catch {
                         try? parent.descriptor.removeFile(stored)
                         throw error

@@ -39,12 +39,12 @@ extension VaultFileSystem {
                 // Private until its metadata is in place; the caller's mode is applied last.
                 try parent.descriptor.makeDirectory(stored, mode: 0o700)
                 do throws(Errno) {
-                    let node = try BackingNode.open(stored, in: parent.descriptor)
+                    let (node, status) = try BackingNode.openWithStatus(stored, in: parent.descriptor)
                     let metadata = DirectoryMetadata.new(protectionClass: inherited)
                     try metadata.create(in: node.descriptor, vaultID: keyring.vaultID, keys: keys)
                     try ClassHint.write(inherited, to: node.descriptor, objectID: metadata.directoryID, keys: keys)
                     node.cachedDirectoryMetadata = metadata
-                    try assignOwnership(of: stored, in: parent, to: caller)
+                    try assignOwnership(of: stored, in: parent, to: caller, current: status)
                     try node.descriptor.setMode(finalMode)
                     return node
                 } catch {
@@ -65,8 +65,9 @@ extension VaultFileSystem {
         return try snapshots.changingNamespace { () throws(Errno) -> BackingNode in
             try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
                 try parent.descriptor.makeNode(stored, mode: mode, device: device)
-                try assignOwnership(of: stored, in: parent, to: caller)
-                return try BackingNode.open(stored, in: parent.descriptor)
+                let (node, status) = try BackingNode.openWithStatus(stored, in: parent.descriptor)
+                try assignOwnership(of: stored, in: parent, to: caller, current: status)
+                return node
             }
         }
     }
@@ -78,8 +79,8 @@ extension VaultFileSystem {
             do throws(Errno) {
                 return try creatingEntry(name, in: parent) { (stored) throws(Errno) -> BackingNode in
                     try parent.descriptor.makeSymlink(stored, target: backingTarget)
-                    try assignOwnership(of: stored, in: parent, to: caller)
-                    let node = try BackingNode.open(stored, in: parent.descriptor)
+                    let (node, status) = try BackingNode.openWithStatus(stored, in: parent.descriptor)
+                    try assignOwnership(of: stored, in: parent, to: caller, current: status)
                     node.symlinkLocation = location
                     return node
                 }

@@ -163,7 +163,12 @@ public final class VaultFileSystem: Sendable {
 
     /// `stat` of a node as the mount shows it: plaintext sizes for files and symlinks.
     public func attributes(of node: BackingNode) throws(Errno) -> stat {
-        var st = try node.status()
+        try attributes(of: node, status: node.status())
+    }
+
+    /// `attributes(of:)` from a status of the node's backing object the caller already has.
+    func attributes(of node: BackingNode, status: stat) throws(Errno) -> stat {
+        var st = status
         if node === root {
             let shown = try shownRootAttributes()
             st.st_mode = S_IFDIR | shown.mode
@@ -194,16 +199,20 @@ public final class VaultFileSystem: Sendable {
     // MARK: ownership of new objects
 
     /// Gives a new object to the caller (root daemon only), with BSD group semantics for
-    /// set-group-ID directories, as ext4 does.
-    func assignOwnership(of name: String, in parent: BackingNode, to caller: Caller) throws(Errno) {
-        guard runningAsRoot else { return }
+    /// set-group-ID directories, as ext4 does. `current` is the object's status as created;
+    /// true when its owner changed (and with it that status).
+    @discardableResult
+    func assignOwnership(of name: String, in parent: BackingNode, to caller: Caller, current: stat) throws(Errno) -> Bool {
+        guard runningAsRoot else { return false }
+        // Most objects are born right (root's own, or a set-group-ID directory's group, which
+        // the backing filesystem gives them too): then neither the parent's stat nor a chown,
+        // which rewrites the inode.
+        if current.st_uid == caller.uid && current.st_gid == caller.gid { return false }
         let parentStatus = try attributes(of: parent)
         let gid = parentStatus.st_mode & S_ISGID != 0 ? parentStatus.st_gid : caller.gid
-        // Most objects are born right (root's own files, a set-group-ID directory's group):
-        // a stat is cheaper than a chown, which rewrites the inode.
-        let current = try parent.descriptor.status(of: name)
-        guard current.st_uid != caller.uid || current.st_gid != gid else { return }
+        guard current.st_uid != caller.uid || current.st_gid != gid else { return false }
         try parent.descriptor.changeOwner(name, uid: caller.uid, gid: gid)
+        return true
     }
 
     /// New directories in a set-group-ID directory inherit the bit.
