@@ -6,8 +6,8 @@ import CProtfsSys
 /// opened as `.` relative to it, the same object by a one-step walk that no rename can
 /// redirect; anything else (or a directory the daemon may not read) goes through the
 /// descriptor's /proc link, which names the object itself. The /proc walk (the process, its
-/// descriptor table, a proc inode, a ptrace check) took 18-29 us of the daemon's CPU in each
-/// `mkdir`'s class hint write; the `.` open and its close take a few.
+/// descriptor table, a proc inode, a ptrace check) costs several times the `.` open and its
+/// close (docs/PERFORMANCE.md).
 extension FileDescriptor {
     private func attributeCall<T: BinaryInteger>(_ direct: (Int32) -> T, _ throughPath: (String) -> T) throws(Errno) -> T {
         do {
