@@ -99,20 +99,51 @@ public struct Keybag: Sendable, Equatable {
     /// device and `passcode` (none: a vault without a passcode), at `generation`.
     public static func restoring(_ keys: VaultKeys, generation: UInt64, passcode: SecureBuffer?,
                                  deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
-        try assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, passcode: passcode,
-                     classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
-                     classKeys: keys.classKeys, deviceKeys: deviceKeys)
+        try restoring(keys, generation: generation,
+                      stretched: try passcode.map { (secret) throws(VaultError) in try stretch(secret, kdf: keys.kdf) },
+                      deviceKeys: deviceKeys)
+    }
+
+    /// The same, with the passcode already run through Argon2id under the keys' parameters.
+    public static func restoring(_ keys: VaultKeys, generation: UInt64, stretched: StretchedPasscode?,
+                                 deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+        precondition(stretched.map { $0.kdf == keys.kdf } ?? true, "a passcode stretched under other parameters")
+        return assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, stretched: stretched,
+                        classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
+                        classKeys: keys.classKeys, deviceKeys: deviceKeys)
+    }
+
+    /// A new passcode run through Argon2id under a fresh salt, ahead of the keybag it goes
+    /// into (a restore runs it beside the backup passphrase's, on the core that would idle).
+    public struct StretchedPasscode: Sendable {
+        public let kdf: Argon2idParameters
+        let salt: [UInt8]
+        let key: LockedKey
+    }
+
+    public static func stretch(_ passcode: SecureBuffer, kdf: Argon2idParameters) throws(VaultError) -> StretchedPasscode {
+        let salt = SecureRandom.bytes(Argon2id.saltByteCount)
+        do {
+            return StretchedPasscode(kdf: kdf, salt: salt, key: try Argon2id.deriveKey(passcode: passcode, salt: salt, parameters: kdf))
+        } catch {
+            throw .passcodeHashFailed
+        }
     }
 
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
                                  classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
-        let salt = passcode == nil ? [UInt8](repeating: 0, count: Argon2id.saltByteCount)
-                                   : SecureRandom.bytes(Argon2id.saltByteCount)
-        let passcodeKey = try passcode.map { (secret) throws(VaultError) in
-            try derivePasscodeKey(passcode: secret, salt: salt, kdf: kdf, vaultID: vaultID, deviceKeys: deviceKeys)
-        } ?? deviceKeys.wrap
-        let version = passcode == nil ? noPasscodeVersion : passcodeVersion
+        assemble(vaultID: vaultID, generation: generation, kdf: kdf,
+                 stretched: try passcode.map { (secret) throws(VaultError) in try stretch(secret, kdf: kdf) },
+                 classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys)
+    }
+
+    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, stretched: StretchedPasscode?,
+                                 classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
+                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) -> Keybag {
+        let salt = stretched?.salt ?? [UInt8](repeating: 0, count: Argon2id.saltByteCount)
+        let passcodeKey = stretched.map { tangle($0.key, vaultID: vaultID, deviceKeys: deviceKeys) } ?? deviceKeys.wrap
+        let version = stretched == nil ? noPasscodeVersion : passcodeVersion
         let entries = Slot.allCases.map { slot -> Entry in
             let (secret, wrappingKey): (LockedKey, LockedKey) = switch slot {
             case .filesystem: (deviceEntryKeys.filesystem, deviceKeys.wrap)
@@ -122,7 +153,7 @@ public struct Keybag: Sendable, Equatable {
             case .completeUnlessOpenPrivate: (classKeys.completeUnlessOpenPrivate, passcodeKey)
             }
             let ad = associatedData(version: version, vaultID: vaultID, slot: slot, generation: generation)
-            return Entry(classID: slot.classID, wrapKind: slot.wrapKind(passcodeSet: passcode != nil),
+            return Entry(classID: slot.classID, wrapKind: slot.wrapKind(passcodeSet: stretched != nil),
                          sealed: XChaCha20Poly1305.wrap(secret, authenticating: ad, with: wrappingKey))
         }
         let unsigned = Keybag(version: version, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
@@ -283,6 +314,11 @@ public struct Keybag: Sendable, Equatable {
         do { stretched = try Argon2id.deriveKey(passcode: passcode, salt: salt, parameters: kdf) } catch {
             throw .passcodeHashFailed
         }
+        return tangle(stretched, vaultID: vaultID, deviceKeys: deviceKeys)
+    }
+
+    /// The passcode key from the passcode's Argon2id output, bound to this device and vault.
+    private static func tangle(_ stretched: LockedKey, vaultID: ObjectID, deviceKeys: DeviceKeys) -> LockedKey {
         var tangle = BLAKE2b(key: deviceKeys.passcodeTangle, outputByteCount: LockedKey.byteCount)
         tangle.update(Array("protfs passcode v1".utf8))
         tangle.update(vaultID.bytes)

@@ -24,6 +24,7 @@ enum RestoreCommand {
         let passcodes = PasscodeReader(passcodeFile: arguments.value("--passcode-file"))
         let restored = try VaultRestore.restore(archive: operands[0], backing: operands[1],
                                                 deviceKeyPath: arguments.value("--device-key"), passphrase: passphrase,
+                                                passcodeAtHand: noPasscode || arguments.value("--passcode-file") != nil,
                                                 passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try passcodes.readNew() })
         print("Restored \(restored.entries) objects of vault \(restored.vaultID) into \(operands[1]).")
         if restored.deviceKeyCreated {

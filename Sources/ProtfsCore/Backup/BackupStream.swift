@@ -96,8 +96,11 @@ final class BackupStreamReader {
 
     /// Reads and checks the header: `wrongPassphrase` when the check does not match.
     /// `attempt` runs before Argon2id with the archive id and returns what to call once the
-    /// passphrase is known to be right (the wrong-passphrase delays).
+    /// passphrase is known to be right (the wrong-passphrase delays); `alongside`, once the
+    /// attempt is allowed, with the Argon2id parameters about to be used (to start other
+    /// work beside them).
     static func open(file: FileDescriptor, passphrase: SecureBuffer,
+                     alongside: (Argon2idParameters) -> Void = { _ in },
                      attempt: (ObjectID) throws(BackupError) -> () throws(BackupError) -> Void) throws(BackupError)
         -> (BackupStreamReader, BackupKeys) {
         let size: Int64
@@ -111,6 +114,7 @@ final class BackupStreamReader {
         }
         let (header, check) = try BackupArchiveHeader.decode(headerBytes)
         let succeeded = try attempt(ObjectID(bytes: header.archiveID)!)
+        alongside(header.kdf)
         let keys = try header.keys(passphrase: passphrase)
         guard ConstantTime.equal(keys.check(header.prefix), check) else { throw .wrongPassphrase }
         try succeeded()

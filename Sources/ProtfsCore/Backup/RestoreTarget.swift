@@ -211,11 +211,16 @@ final class RestoreTarget: @unchecked Sendable {
     }
 
     /// `path` is `ancestor` or inside it, compared on bytes (String comparison would take two
-    /// spellings of one accented name as equal).
+    /// spellings of one accented name as equal), in place (`starts(with:)` on the UTF-8 views,
+    /// a byte at a time through their indices, was a few percent of a restore's CPU time).
     private static func isSameOrInside(_ path: String, _ ancestor: String) -> Bool {
-        let bytes = path.utf8, prefix = ancestor.utf8
-        guard bytes.starts(with: prefix) else { return false }
-        return bytes.count == prefix.count || bytes[bytes.index(bytes.startIndex, offsetBy: prefix.count)] == UInt8(ascii: "/")
+        var path = path, ancestor = ancestor
+        return path.withUTF8 { bytes in
+            ancestor.withUTF8 { prefix in
+                bytes.count >= prefix.count && (prefix.isEmpty || memcmp(bytes.baseAddress!, prefix.baseAddress!, prefix.count) == 0)
+                    && (bytes.count == prefix.count || bytes[prefix.count] == UInt8(ascii: "/"))
+            }
+        }
     }
 
     private func closeChain(keeping count: Int) {

@@ -14,14 +14,16 @@ public enum VaultRestore {
 
     /// Opens the archive and checks the passphrase (exit 3 when wrong) through the delays of
     /// wrong passcodes, counted per archive beside `deviceKeyFile`; then the keybag.
-    private static func open(_ archive: String, passphrase: SecureBuffer,
-                             deviceKeyFile: DeviceKeyFile) throws(BackupError) -> (FileDescriptor, BackupStreamReader, VaultKeys, LockedKey) {
+    private static func open(_ archive: String, passphrase: SecureBuffer, deviceKeyFile: DeviceKeyFile,
+                             alongside: (Argon2idParameters) -> Void = { _ in })
+        throws(BackupError) -> (FileDescriptor, BackupStreamReader, VaultKeys, LockedKey) {
         let file: FileDescriptor
         do { file = try FileDescriptor.open(path: archive, [.readOnly]) } catch {
             throw .system(operation: "open", path: archive, errno: error)
         }
         do throws(BackupError) {
-            let (reader, keys) = try BackupStreamReader.open(file: file, passphrase: passphrase) { (archiveID) throws(BackupError) in
+            let (reader, keys) = try BackupStreamReader.open(file: file, passphrase: passphrase,
+                                                             alongside: alongside) { (archiveID) throws(BackupError) in
                 do throws(VaultError) {
                     var state = try VaultState.load(beside: deviceKeyFile, archiveID: archiveID)
                     try state.beginPasscodeAttempt()
@@ -52,17 +54,24 @@ public enum VaultRestore {
     }
 
     /// A new vault in `backing` (missing or empty) from the archive, under the device key at
-    /// `deviceKeyPath` (made if missing) and the passcode `passcode` gives (nil: none). A wrong
+    /// `deviceKeyPath` (made if missing) and the passcode `passcode` gives (nil: none), asked
+    /// for once the passphrase is known to be right unless `passcodeAtHand` (it reads no
+    /// prompt: it is then asked for first, and stretched while the passphrase is). A wrong
     /// passphrase is told before anything is made; any later failure removes what was made.
     public static func restore<PasscodeError: Error>(
-        archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer,
+        archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer, passcodeAtHand: Bool = false,
         passcode: () throws(PasscodeError) -> SecureBuffer?
     ) throws -> Restored {
         let existed = try checkDestination(backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
+        let early: SecureBuffer?? = passcodeAtHand ? .some(try passcode()) : .none
+        var stretch: PasscodeStretch?
+        defer { stretch?.join() }
+        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile) { kdf in
+            if case let .some(secret?) = early { stretch = PasscodeStretch(secret, kdf: kdf) }
+        }
         defer { file.close() }
-        let secret = try passcode()
+        let secret = try early ?? passcode()
         if !existed {
             do { try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700) } catch {
                 throw BackupError.system(operation: "create", path: backing, errno: error)
@@ -84,12 +93,17 @@ public enum VaultRestore {
             // The generation the state beside this device key has for the vault id, if any: a
             // restore beside the original (same machine) must not look like a rollback.
             var state = try VaultState.load(beside: deviceKeyFile, vaultID: keys.vaultID)
-            // The new keybag's Argon2id runs beside the replay: it needs only the keys and the
-            // passcode, and alone it was a tenth of a source tree's restore.
+            // The new keybag is made beside the replay: it needs only the keys and the passcode.
+            // Its Argon2id (a tenth of a source tree's restore) is `stretch`'s, done already,
+            // unless the passcode came from a prompt or the archive's parameters are not the
+            // vault's; then it runs here.
             let keybagMade = BoundedHandoff<Result<Keybag, VaultError>>(capacity: 1)
-            let derivation = try JoinableThread { [generation = max(state.generation, 1)] in
+            let derivation = try JoinableThread { [generation = max(state.generation, 1), stretch] in
                 keybagMade.put(Result { () throws(VaultError) in
-                    try Keybag.restoring(keys, generation: generation, passcode: secret, deviceKeys: deviceKeys)
+                    if let stretch, stretch.kdf == keys.kdf, let stretched = stretch.wait() {
+                        return try Keybag.restoring(keys, generation: generation, stretched: stretched, deviceKeys: deviceKeys)
+                    }
+                    return try Keybag.restoring(keys, generation: generation, passcode: secret, deviceKeys: deviceKeys)
                 })
             }
             // Joined on every path: no derivation goes on after the restore has returned.
