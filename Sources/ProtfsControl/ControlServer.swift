@@ -1,4 +1,3 @@
-import Foundation
 import Glibc
 import ProtfsControlClient
 import ProtfsSystem
@@ -97,7 +96,15 @@ public final class ControlServer: Sendable {
             state.inode = st.st_ino
             state.acceptRunning = true
         }
-        Thread.detachNewThread { [self] in acceptConnections(on: listener) }
+        do { try JoinableThread.detach { [self] in acceptConnections(on: listener) } } catch {
+            state.withLock { state in
+                state.listener = nil
+                state.acceptRunning = false
+            }
+            listener.close()
+            unlink(socketPath)
+            throw .system(operation: "start a thread for", path: socketPath, errno: error)
+        }
     }
 
     /// Closes and removes the socket and ends every connection (watchers see the end of
@@ -161,13 +168,21 @@ public final class ControlServer: Sendable {
             }
             let session = ControlSession(socket: connection, peer: peer, handler: handler, mountpoint: mountpoint,
                                          mountingUser: mountingUser, startWatch: { [self] in startWatch(on: connection.fd) })
-            Thread.detachNewThread { [self] in
-                session.serve()
+            let ended: @Sendable () -> Void = { [self] in
                 state.withLock { state in
                     state.connections[connection.fd] = nil
                     state.tenants[connection.fd] = nil
                 }
                 connection.close()
+            }
+            do {
+                try JoinableThread.detach {
+                    session.serve()
+                    ended()
+                }
+            } catch {
+                // No thread to serve it: the client sees the connection end.
+                ended()
             }
         }
     }

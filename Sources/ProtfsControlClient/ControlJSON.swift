@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import ProtfsDomain
 
 /// The JSON headers of requests and replies (see ControlProtocol.swift). Decoding is

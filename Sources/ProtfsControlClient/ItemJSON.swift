@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ProtfsDomain
 
 // The JSON of item requests and replies (ControlProtocol.swift): as strict as the rest, so

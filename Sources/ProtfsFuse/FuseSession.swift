@@ -24,7 +24,7 @@ public struct MountConfiguration: Sendable {
     /// The `-o` string for libfuse: `fsname=BACKING` and `subtype=protfs` so /proc/mounts
     /// shows `BACKING MNT fuse.protfs`; kernel permission checks; unmount if we die.
     var optionString: String {
-        let escapedBacking = backing.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ",", with: "\\,")
+        let escapedBacking = backing.replacing("\\", with: "\\\\").replacing(",", with: "\\,")
         var options = ["fsname=\(escapedBacking)", "subtype=protfs", "default_permissions", "auto_unmount"]
         if allowOther { options.append("allow_other") }
         if readOnly { options.append("ro") }
@@ -114,9 +114,15 @@ public final class FuseSession {
     public func serve(maxThreads: Int, latency: CPULatencyRequest? = nil) -> Int32 {
         let address = UInt(bitPattern: session)
         let loop = RequestLoop(session: session, maxWorkers: maxThreads, latency: latency, transport: transport)
-        TerminationSignals.watch {
-            fuse_session_exit(OpaquePointer(bitPattern: address))
-            loop.wake()
+        do {
+            try TerminationSignals.watch {
+                fuse_session_exit(OpaquePointer(bitPattern: address))
+                loop.wake()
+            }
+        } catch {
+            fuse_session_unmount(session)
+            transport.finish()
+            return -error.rawValue
         }
         transport.sessionEnded = { loop.wake() }
         let status = loop.run()

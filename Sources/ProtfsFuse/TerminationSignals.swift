@@ -1,5 +1,5 @@
-import Foundation
 import Glibc
+import ProtfsSystem
 
 /// SIGTERM, SIGINT and SIGHUP end the session cleanly. They are blocked in every thread
 /// (`blockInThisThreadAndItsChildren` runs before any thread exists) and taken by one
@@ -22,11 +22,12 @@ public enum TerminationSignals {
         sigprocmask(SIG_SETMASK, &blocked, nil)
     }
 
-    /// Waits on a thread of its own for a termination signal, then calls `stop`.
-    static func watch(_ stop: @escaping @Sendable () -> Void) {
-        Thread.detachNewThread {
+    /// Waits on a thread of its own for a termination signal, then calls `stop`; `Errno`
+    /// when the system has no thread to give.
+    static func watch(_ stop: @escaping @Sendable () -> Void) throws(Errno) {
+        try JoinableThread.detach {
             var signals = set
-            // sigwait needs the signals blocked in its own thread too, whatever Thread did.
+            // sigwait needs the signals blocked in its own thread too, whatever mask it got.
             pthread_sigmask(SIG_BLOCK, &signals, nil)
             var received: Int32 = 0
             while sigwait(&signals, &received) != 0 {}

@@ -10,6 +10,17 @@ public final class JoinableThread: @unchecked Sendable {
 
     /// Starts `body` on a new thread; `Errno` when the system has none to give.
     public init(_ body: @escaping @Sendable () -> Void) throws(Errno) {
+        try Self.create(&thread, body)
+    }
+
+    /// Starts `body` on a thread nobody joins (one that lives as long as what it serves).
+    public static func detach(_ body: @escaping @Sendable () -> Void) throws(Errno) {
+        var thread = pthread_t()
+        try create(&thread, body)
+        pthread_detach(thread)
+    }
+
+    private static func create(_ thread: inout pthread_t, _ body: @escaping @Sendable () -> Void) throws(Errno) {
         let start = Unmanaged.passRetained(Start(body))
         let created = pthread_create(&thread, nil, { raw in
             Unmanaged<Start>.fromOpaque(raw!).takeRetainedValue().body()

@@ -38,6 +38,20 @@ struct ModuleBoundaryTests {
         }
     }
 
+    @Test("the protfs executable loads FoundationEssentials, never Foundation and its ICU")
+    func protfsStartsWithoutInternationalisation() {
+        // Foundation's internationalisation libraries made every protfs command's cold start
+        // (a restore's, a mount's) several times longer, for nothing protfs uses.
+        let executable = TestVault.protfs
+        let loaded = CommandRunner.run("ldd", [executable])
+        #expect(loaded.succeeded, "ldd \(executable): \(loaded.stderr)")
+        let libraries = loaded.stdout.split(separator: "\n").compactMap { $0.split(whereSeparator: \.isWhitespace).first.map(String.init) }
+        #expect(libraries.contains("libFoundationEssentials.so"), "the ldd parse missed the libraries: \(libraries)")
+        for forbidden in ["libFoundation.so", "libFoundationInternationalization.so", "lib_FoundationICU.so"] {
+            #expect(!libraries.contains(forbidden), "protfs loads \(forbidden)")
+        }
+    }
+
     @Test("the format codecs link no vault, and the fuzzer links them without the vault core")
     func formatStaysPure() throws {
         let dependencies = try Self.packageDependencies()

@@ -40,7 +40,7 @@ public enum BackupError: CommandError, Equatable {
         case .destinationNotEmpty(let path): "\(path) is not empty; restore into an empty or missing directory"
         case .unsupportedObject(let path): "\(path) in the backing directory is neither a file, directory, symlink nor node"
         case .objectDamaged(let path): "\(path) in the backing directory fails authentication; run 'protfs fsck' first"
-        case .attemptRefused(let error): "\(error)".replacingOccurrences(of: "passcode", with: "backup passphrase")
+        case .attemptRefused(let error): "\(error)".replacing("passcode", with: "backup passphrase")
         case .cancelled: "the backup was cancelled: its client went away"
         case .system(let operation, let path, let errno): "cannot \(operation) \(path): \(errno)"
         }
