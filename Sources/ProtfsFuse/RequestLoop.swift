@@ -61,7 +61,7 @@ final class RequestLoop: @unchecked Sendable {
     /// Workers waiting for the reader's role (asleep, or awake to look in or to claim).
     private var idle = 0
     private var workers = 0
-    private var threads: [pthread_t] = []
+    private var threads: [JoinableThread] = []
     private var failure: Int32 = 0
 
     init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?, transport: RingTransport? = nil) {
@@ -111,7 +111,7 @@ final class RequestLoop: @unchecked Sendable {
         locked { workers = 1 }
         work(0)
         let others = locked { threads }
-        for thread in others { pthread_join(thread, nil) }
+        for thread in others { thread.join() }
         return locked { failure }
     }
 
@@ -181,17 +181,7 @@ final class RequestLoop: @unchecked Sendable {
     /// Called with the mutex held.
     private func spawnWorker() {
         let index = workers
-        let start = Unmanaged.passRetained(WorkerStart(loop: self, index: index))
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { raw in
-            let start = Unmanaged<WorkerStart>.fromOpaque(raw!).takeRetainedValue()
-            start.loop.work(start.index)
-            return nil
-        }, start.toOpaque())
-        guard created == 0 else {
-            start.release()
-            return
-        }
+        guard let thread = try? JoinableThread({ [self] in work(index) }) else { return }
         workers += 1
         threads.append(thread)
     }
@@ -330,14 +320,5 @@ final class RequestLoop: @unchecked Sendable {
         default:
             return false
         }
-    }
-}
-
-private final class WorkerStart {
-    let loop: RequestLoop
-    let index: Int
-    init(loop: RequestLoop, index: Int) {
-        self.loop = loop
-        self.index = index
     }
 }
