@@ -114,23 +114,22 @@ public final class FuseSession {
     public func serve(maxThreads: Int, latency: CPULatencyRequest? = nil) -> Int32 {
         let address = UInt(bitPattern: session)
         let loop = RequestLoop(session: session, maxWorkers: maxThreads, latency: latency, transport: transport)
+        // The io_uring queues serve on through the unmount, which ends their commands (the
+        // kernel waits for that before the unmount completes), then stop.
+        defer {
+            fuse_session_unmount(session)
+            transport.finish()
+        }
         do {
             try TerminationSignals.watch {
                 fuse_session_exit(OpaquePointer(bitPattern: address))
                 loop.wake()
             }
         } catch {
-            fuse_session_unmount(session)
-            transport.finish()
             return -error.rawValue
         }
         transport.sessionEnded = { loop.wake() }
-        let status = loop.run()
-        // The io_uring queues serve on through the unmount, which ends their commands (the
-        // kernel waits for that before the unmount completes), then stop.
-        fuse_session_unmount(session)
-        transport.finish()
-        return status
+        return loop.run()
     }
 
     deinit {
