@@ -7,42 +7,40 @@ import Testing
 /// the daemon's memory, records bound to their place and vault, and `kill -9` in the middle.
 @Suite("Keychain items", .serialized)
 struct ItemTests {
-    static let alice: UInt32 = 65532
-    static let bob: UInt32 = 65533
-
     @Test("another uid sees nothing of alice's items; root acts for her only with --uid, and the lock refuses it too")
     func ownersAreSeparate() throws {
+        let alice = try TestUser.named("protfs-alice").uid, bob = try TestUser.named("protfs-bob").uid
         let vault = try TestVault()
         try vault.mount(options: ["grace=600"])
         defer { try? vault.unmount() }
         let identity = ["--service", "mail", "--account", "alice@example.org"]
-        try #require(vault.item("add", identity + ["--label", "Mail"], as: Self.alice, stdin: "alice's password").succeeded)
-        #expect(vault.item("get", identity, as: Self.alice).stdout == "alice's password")
-        #expect(vault.item("list", [], as: Self.alice).stdout.contains("alice@example.org"))
+        try #require(vault.item("add", identity + ["--label", "Mail"], as: alice, stdin: "alice's password").succeeded)
+        #expect(vault.item("get", identity, as: alice).stdout == "alice's password")
+        #expect(vault.item("list", [], as: alice).stdout.contains("alice@example.org"))
 
-        #expect(vault.item("list", [], as: Self.bob).stdout.isEmpty)
-        #expect(vault.item("list", ["--json"], as: Self.bob).stdout == "[]\n")
+        #expect(vault.item("list", [], as: bob).stdout.isEmpty)
+        #expect(vault.item("list", ["--json"], as: bob).stdout == "[]\n")
         for verb in ["get", "delete"] {
-            let refused = vault.item(verb, identity, as: Self.bob)
+            let refused = vault.item(verb, identity, as: bob)
             #expect(refused.status == 6 && refused.stderr.contains("no item"), "\(verb): \(refused.stderr)")
         }
-        #expect(vault.item("update", identity + ["--label", "mine"], as: Self.bob).status == 6)
+        #expect(vault.item("update", identity + ["--label", "mine"], as: bob).status == 6)
         // bob asking for alice by --uid is not root.
-        let posing = vault.item("get", identity + ["--uid", String(Self.alice)], as: Self.bob)
+        let posing = vault.item("get", identity + ["--uid", String(alice)], as: bob)
         #expect(posing.status == 1 && posing.stderr.contains("not allowed"), "\(posing.stderr)")
         // Nor is root alice: its own list is empty, and with --uid it acts for her.
         #expect(vault.item("list", []).stdout.isEmpty)
         #expect(vault.item("get", identity).status == 6)
-        #expect(vault.item("get", identity + ["--uid", String(Self.alice)]).stdout == "alice's password")
-        #expect(try vault.itemCount(as: Self.alice) == 1)
-        #expect(try vault.itemCount(as: Self.bob) == 0)
+        #expect(vault.item("get", identity + ["--uid", String(alice)]).stdout == "alice's password")
+        #expect(try vault.itemCount(as: alice) == 1)
+        #expect(try vault.itemCount(as: bob) == 0)
 
         try vault.lock(now: true)
-        let locked = vault.item("get", identity + ["--uid", String(Self.alice)])
+        let locked = vault.item("get", identity + ["--uid", String(alice)])
         #expect(locked.status == 5 && locked.stdout.isEmpty, "\(locked.stderr)")
-        #expect(vault.item("get", identity, as: Self.alice).status == 5)
-        #expect(vault.item("list", ["--uid", String(Self.alice)]).stdout.contains("Mail"))
-        #expect(vault.item("get", identity, as: Self.alice).stdout.isEmpty)
+        #expect(vault.item("get", identity, as: alice).status == 5)
+        #expect(vault.item("list", ["--uid", String(alice)]).stdout.contains("Mail"))
+        #expect(vault.item("get", identity, as: alice).stdout.isEmpty)
     }
 
     /// Root of a user namespace anybody can make is uid 0 there only: the daemon reads the
