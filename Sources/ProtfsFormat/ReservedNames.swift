@@ -17,9 +17,10 @@ public enum ReservedNames {
     /// Keychain item records, in the backing root only.
     public static let items = "protfs.items"
 
-    /// Whether a backing name in a vault directory is a regular file of the vault (an
-    /// encoded name, or a long one without its sidecar suffix), so a file with a header.
-    package static func isVaultFile(_ name: String) -> Bool {
+    /// Whether a backing name in a vault directory names an entry of the vault (an encoded
+    /// name, or a long one without its sidecar suffix): a file with a header, or a directory
+    /// with its `protfs.dir`, as its type says.
+    package static func isVaultEntry(_ name: String) -> Bool {
         guard name.hasPrefix(namespacePrefix) else { return true }
         return name.hasPrefix(longPrefix) && !name.hasSuffix(sidecarSuffix)
     }

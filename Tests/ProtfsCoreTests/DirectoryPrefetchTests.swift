@@ -41,6 +41,70 @@ import ProtfsSystem
         #expect(node.cachedDirectoryMetadata?.protectionClass == read.protectionClass)
     }
 
+    /// The `protfs.dir` of each subdirectory of `directory`, in listing order, opened for
+    /// reading; the caller closes them.
+    func subdirectoryRecords(of directory: BackingNode) throws -> [FileDescriptor] {
+        try directory.descriptor.entries()
+            .filter { $0.type == UInt8(DT_DIR) && ReservedNames.isVaultEntry($0.name) }
+            .map { (entry) throws -> FileDescriptor in
+                let subdirectory = try FileDescriptor.open(entry.name, in: directory.descriptor, [.path, .directory])
+                defer { subdirectory.close() }
+                return try FileDescriptor.openRegularFile(DirectoryMetadata.fileName, in: subdirectory)
+            }
+    }
+
+    /// Written back and dropped from the page cache.
+    func evict(_ record: FileDescriptor) throws {
+        try record.sync()
+        try #require(posix_fadvise(record.rawValue, 0, 0, POSIX_FADV_DONTNEED) == 0)
+    }
+
+    /// Whether the first page of `record` is in the page cache (`mincore` of a mapping,
+    /// which faults nothing in).
+    func isResident(_ record: FileDescriptor) throws -> Bool {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let map = try #require(mmap(nil, page, PROT_READ, MAP_SHARED, record.rawValue, 0))
+        try #require(map != MAP_FAILED)
+        defer { munmap(map, page) }
+        var residency: UInt8 = 0
+        try #require(mincore(map, page, &residency) == 0)
+        return residency & 1 != 0
+    }
+
+    /// `d` under the root with subdirectories `s0`... and a file, its subdirectories'
+    /// records out of the page cache, and a fresh node of `d`.
+    func directoryWithColdSubdirectories(_ count: Int, _ f: Fixture) throws -> (node: BackingNode, records: [FileDescriptor]) {
+        let d = try f.fileSystem.makeDirectory(Array("d".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
+        for index in 0..<count {
+            _ = try f.fileSystem.makeDirectory(Array("s\(index)".utf8), in: d, mode: 0o700, caller: f.caller)
+        }
+        f.fileSystem.release(try f.fileSystem.createFile(Array("file".utf8), in: d, mode: 0o600, caller: f.caller).1)
+        let records = try subdirectoryRecords(of: d)
+        try #require(records.count == count)
+        for record in records { try evict(record) }
+        try #require(try records.allSatisfy { try !isResident($0) }, "eviction works here")
+        return (try freshNode("d", f), records)
+    }
+
+    @Test("a prefetched directory's subdirectories have their records read into memory, one level further ahead")
+    func subdirectoryRecordsAreWarmed() throws {
+        let f = try Fixture()
+        let (node, records) = try directoryWithColdSubdirectories(3, f)
+        defer { records.forEach { $0.close() } }
+        try prefetch([node], f)
+        #expect(node.cachedDirectoryMetadata != nil)
+        for (index, record) in records.enumerated() { #expect(try isResident(record), "record \(index)") }
+    }
+
+    @Test("records are read for the first subdirectories only, in listing order")
+    func warmingIsBounded() throws {
+        let f = try Fixture()
+        let (node, records) = try directoryWithColdSubdirectories(3, f)
+        defer { records.forEach { $0.close() } }
+        f.fileSystem.warmSubdirectoryRecords(of: node, limit: 2)
+        #expect(try records.map(isResident) == [true, true, false])
+    }
+
     @Test("a directory whose class hint is missing or wrong is left to its first access")
     func amissIsLeftAlone() throws {
         let f = try Fixture()

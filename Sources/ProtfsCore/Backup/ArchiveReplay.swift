@@ -92,9 +92,9 @@ final class ArchiveReplay {
     /// `protfs.links` do not.
     static func hasHeader(_ path: String) -> Bool {
         guard !path.isEmpty else { return false }
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ReservedNames.isVaultFile(path) }
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ReservedNames.isVaultEntry(path) }
         let top = path[..<path.utf8.firstIndex(of: UInt8(ascii: "/"))!]
         if top == ReservedNames.items || top == ReservedNames.links { return false }
-        return ReservedNames.isVaultFile(String(path[path.utf8.index(after: slash)...]))
+        return ReservedNames.isVaultEntry(String(path[path.utf8.index(after: slash)...]))
     }
 }

@@ -124,7 +124,7 @@ public final class VaultBackup {
                     itemsLeftOut += 1
                     continue
                 }
-                try appendFile(name, in: directory, path: child, st: st, hasHeader: area == .vault && ReservedNames.isVaultFile(name))
+                try appendFile(name, in: directory, path: child, st: st, hasHeader: area == .vault && ReservedNames.isVaultEntry(name))
             case S_IFLNK:
                 let target: String
                 do { target = try directory.readSymlink(name) } catch { throw .system(operation: "read", path: display(child), errno: error) }

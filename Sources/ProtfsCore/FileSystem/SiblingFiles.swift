@@ -17,7 +17,7 @@ struct SiblingFiles: Equatable {
 
     /// The regular vault files among `entries` (never the daemon's own files or sidecars).
     init(_ entries: [DirectoryEntry]) {
-        files = entries.filter { $0.type == UInt8(DT_REG) && ReservedNames.isVaultFile($0.name) }
+        files = entries.filter { $0.type == UInt8(DT_REG) && ReservedNames.isVaultEntry($0.name) }
             .map { File(inode: $0.inode, name: $0.name) }
             .sorted { $0.inode < $1.inode }
     }

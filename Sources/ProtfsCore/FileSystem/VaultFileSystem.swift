@@ -63,9 +63,10 @@ public final class VaultFileSystem: Sendable {
     }
 
     /// Reads the metadata of the directories one listing showed, in the background (the
-    /// kernel just learned of them, and walkers open what they list). Anything amiss (damage,
-    /// a missing or disagreeing class hint, the directory gone) is left for the access that
-    /// follows to find, repair and report: nothing is written or logged from here.
+    /// kernel just learned of them, and walkers open what they list), and the records of
+    /// their own subdirectories into memory (`warmSubdirectoryRecords`). Anything amiss
+    /// (damage, a missing or disagreeing class hint, the directory gone) is left for the
+    /// access that follows to find, repair and report: nothing is written or logged from here.
     public func prefetchDirectoryMetadata(of nodes: [BackingNode]) {
         let unread = nodes.filter { $0.isDirectory && $0.cachedDirectoryMetadata == nil }
         prefetcher.prefetch(unread) { [self] node in
@@ -74,6 +75,34 @@ public final class VaultFileSystem: Sendable {
                   let hint = try? ClassHint.read(from: node.descriptor, objectID: metadata.directoryID, keys: keys),
                   hint == metadata.protectionClass else { return }
             _ = node.cacheReadDirectoryMetadata(metadata)
+            warmSubdirectoryRecords(of: node)
+        }
+    }
+
+    /// Brings the `protfs.dir` of the first `limit` subdirectories of `directory` (among its
+    /// first `scanned` entries) into the page cache, checked and dropped: nothing is cached
+    /// on a node, the kernel has no node for them yet.
+    ///
+    /// A walker goes depth first: right after a listing it lists the listing's first
+    /// subdirectory, whose record is then being read ahead but not yet read (a lookup in
+    /// the subdirectory, the record's inode, its block: three cold reads one after
+    /// another), so it waits for it, level after level. Read one level further ahead, with
+    /// the parent's, the record is in memory by the time that subdirectory is listed.
+    func warmSubdirectoryRecords(of directory: BackingNode, limit: Int = 32, scanned: Int = 1024) {
+        guard let stream = try? DirectoryStream(directory.descriptor, movingAccessTime: false) else { return }
+        var subdirectories: [String] = []
+        var seen = 0
+        stream.read(from: 0) { entry, _ in
+            seen += 1
+            if entry.type == UInt8(DT_DIR), entry.name != ".", entry.name != "..", ReservedNames.isVaultEntry(entry.name) {
+                subdirectories.append(entry.name)
+            }
+            return subdirectories.count < limit && seen < scanned
+        }
+        for name in subdirectories {
+            guard let subdirectory = try? FileDescriptor.open(name, in: directory.descriptor, [.path, .directory]) else { continue }
+            _ = try? DirectoryMetadata.read(in: subdirectory, vaultID: keyring.vaultID, keys: keys)
+            subdirectory.close()
         }
     }
 
