@@ -51,7 +51,7 @@ final class DaemonControl: ControlHandler {
         } catch {
             throw ControlFailure(error.exitCode, error.description)
         }
-        // SPEC section 6: without a passcode, those items go (as on iOS). After the keybag, so
+        // docs/CONTROL.md: without a passcode, those items go (as on iOS). After the keybag, so
         // none can be added in between; a crash before this leaves them refused, and the next
         // mount deletes them.
         if !vault.passcodeSet { try deletePasscodeBoundItems() }

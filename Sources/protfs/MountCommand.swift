@@ -65,7 +65,7 @@ enum MountCommand {
             vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
             for warning in vault.warnings { report("warning: \(warning)") }
             if !vault.passcodeSet {
-                // The device key alone opens it: it mounts `unlocked` (SPEC section 7).
+                // The device key alone opens it: it mounts `unlocked` (docs/BACKUP.md).
                 if options.passcodeFile != nil { report("warning: this vault has no passcode; passcode_file is not read") }
                 vault.install(try vault.classKeysWithoutPasscode())
             } else if let passcodeFile = options.passcodeFile {

@@ -4,7 +4,7 @@ import ProtfsCrypto
 @testable import ProtfsFormat
 import Testing
 
-/// The version-2 keybag of a vault without a passcode (SPEC section 7, FORMAT.md "Keybag"):
+/// The version-2 keybag of a vault without a passcode (docs/BACKUP.md, FORMAT.md "Keybag"):
 /// known answers computed from the format page alone (Vectors/keybag-v2/make-vectors.py), and
 /// the passcode set and removed again over the same class keys.
 @Suite struct NoPasscodeKeybagTests {

@@ -45,7 +45,7 @@ import ProtfsTestSupport
         }
     }
 
-    /// SPEC section 4: a sealed target opens only for the symlink it was sealed for, so one
+    /// docs/FORMAT.md: a sealed target opens only for the symlink it was sealed for, so one
     /// copied to another symlink (in another directory, under another name, in another vault
     /// with the same filesystem key, or read where the location is unknown) is damage.
     @Test(arguments: [100, 3500])

@@ -65,4 +65,35 @@ struct DocumentationTests {
             }
         }
     }
+
+    /// The repository's files as git tracks them, less the binary test vectors.
+    static func trackedFiles() throws -> [String] {
+        let listed = CommandRunner.run("/usr/bin/git", ["-C", CommandRunner.packageRoot.path, "ls-files"])
+        #expect(listed.succeeded, "git ls-files: \(listed.stderr)")
+        return listed.stdout.split(separator: "\n").map(String.init).filter { path in
+            !path.hasPrefix("Tests/ProtfsCoreTests/Vectors/") || path.hasSuffix(".py")
+        }
+    }
+
+    @Test("code and docs cite only documents in the repository")
+    func citationsStayInTheTree() throws {
+        let root = CommandRunner.packageRoot
+        let files = try Self.trackedFiles()
+        #expect(files.count > 100, "git listed too few files: \(files.count)")
+        // The product contract the project was built from is not part of the repository: a
+        // reader who clones it must find every cited rule in docs/.
+        let outside = /\b[S]PEC\b|\.\.\/shared\/|\b[N]OTES\.md/
+        let cited = /\bdocs\/([A-Z][A-Z0-9-]*\.md)/
+        for file in files {
+            // Files that are not UTF-8 text (none is meant to cite anything) are passed over.
+            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { continue }
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                #expect(!line.contains(outside), "\(file):\(number + 1) cites a document outside the repository: \(line)")
+                for match in line.matches(of: cited) {
+                    let exists = FileManager.default.fileExists(atPath: root.appendingPathComponent("docs/" + match.output.1).path)
+                    #expect(exists, "\(file):\(number + 1) cites docs/\(match.output.1), which does not exist")
+                }
+            }
+        }
+    }
 }

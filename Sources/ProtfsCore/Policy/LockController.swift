@@ -15,7 +15,7 @@ public protocol KernelPageCache: Sendable {
 }
 
 /// Decides, request by request, what the lock state allows, and carries out the
-/// transitions of SPEC section 2 and the lock sequence of SPEC section 3.
+/// transitions and the lock sequence of docs/CLASSES.md.
 ///
 /// Every content request holds the state shared from its policy check to the end of its
 /// crypto. A transition takes it exclusively only to flip the phase and drop keys (so a key
@@ -186,7 +186,7 @@ public final class LockController: Sendable {
         }
     }
 
-    /// The end of the grace period (SPEC section 3, steps 1-4). Runs on the controller's
+    /// The end of the grace period (docs/CLASSES.md, steps 1-4). Runs on the controller's
     /// queue; gives up as soon as an unlock has intervened.
     private func endGrace(ifDeadlinePassed: Bool) {
         transitions.withLock { _ in

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Computes a version-2 keybag (a vault without a passcode, SPEC section 7) from docs/FORMAT.md
+"""Computes a version-2 keybag (a vault without a passcode, docs/BACKUP.md) from docs/FORMAT.md
 ("Keybag") alone: libsodium through ctypes for crypto_kdf, X25519 and the AEAD, Python's
 hashlib for keyed BLAKE2b, so the Swift implementation is checked against an independent one.
 Fixed keys and nonces make the output deterministic. Run once; never again (a mismatch in the
