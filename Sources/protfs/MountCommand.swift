@@ -125,7 +125,7 @@ enum MountCommand {
             report("cannot serve the vault at \(backing): \(error)")
             return .failure
         }
-        controller.attach(fileSystem: fileSystem, cache: adapter)
+        controller.attach(contentKeys: fileSystem, cache: adapter)
         do {
             try control.start()
         } catch {

@@ -21,7 +21,7 @@ import Testing
                                      passcode: { passcode("right") }, kdf: .interactive)
             vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
             try vault.unlock(passcode: passcode("right"))
-            controller = LockController(vault: vault, initialState: .unlocked, grace: 0, autolock: 0)
+            controller = LockController(vault: vault, initialState: .unlocked, grace: .zero, autolock: .zero)
             store = ItemStore(vault: vault, controller: controller, bounds: bounds, privilegedOwners: [0, 1])
         }
     }

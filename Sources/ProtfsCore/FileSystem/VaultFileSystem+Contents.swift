@@ -145,8 +145,8 @@ extension VaultFileSystem {
         }
     }
 
-    /// The lock's step 3: the per-file keys of open files of `protectionClass` go (closed
-    /// files keep none). Called with no request in flight.
+    /// The lock's step 3 (`ContentKeyHolder`, below): the per-file keys of open files of
+    /// `protectionClass` go (closed files keep none). Called with no request in flight.
     public func dropContentKeys(of protectionClass: ProtectionClass) {
         for node in openFiles.withLock({ Array($0.values) }) where node.cachedHeader?.protectionClass == protectionClass {
             node.content.state.withLock { $0.file = nil }
@@ -223,3 +223,5 @@ extension VaultFileSystem {
         if node.cachedHeader?.protectionClass == .completeUnlessOpen { controller.closedWhileLocked(node) }
     }
 }
+
+extension VaultFileSystem: ContentKeyHolder {}
