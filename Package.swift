@@ -36,7 +36,7 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
         .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
-        .target(name: "ProtfsTestSupport", dependencies: ["ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),
+        .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCrypto"]),
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlClient", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),

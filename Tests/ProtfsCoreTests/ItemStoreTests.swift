@@ -2,6 +2,7 @@ import Foundation
 import ProtfsCrypto
 import ProtfsDomain
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 
 /// The item store on a real vault without FUSE: owners, duplicates, the per-owner bounds

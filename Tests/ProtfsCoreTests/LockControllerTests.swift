@@ -3,6 +3,7 @@ import Glibc
 import ProtfsDomain
 import Synchronization
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 import ProtfsCrypto

@@ -3,6 +3,7 @@ import Foundation
 import ProtfsCrypto
 @testable import ProtfsFormat
 import Testing
+import ProtfsTestSupport
 
 /// The version-2 keybag of a vault without a passcode (docs/BACKUP.md, FORMAT.md "Keybag"):
 /// known answers computed from the format page alone (Vectors/keybag-v2/make-vectors.py), and
