@@ -74,10 +74,13 @@ public final class VaultHarness {
         return node
     }
 
+    /// Makes a directory, of its parent's class or of `protectionClass` (set right after).
     @discardableResult
-    public func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(Errno) -> BackingNode {
+    public func makeDirectory(_ path: String, mode: mode_t = 0o755, protectionClass: String? = nil) throws(Errno) -> BackingNode {
         let (parent, name) = try parentAndName(path)
-        return try fileSystem.makeDirectory(name, in: parent, mode: mode, caller: caller)
+        let node = try fileSystem.makeDirectory(name, in: parent, mode: mode, caller: caller)
+        if let protectionClass { try setProtectionClass(protectionClass, of: path) }
+        return node
     }
 
     @discardableResult
