@@ -1,5 +1,5 @@
 import Testing
-@testable import ProtfsCore
+import ProtfsTestSupport
 @testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem

@@ -1,8 +1,8 @@
 import Glibc
 import Testing
+import ProtfsTestSupport
 import ProtfsCrypto
 import ProtfsSystem
-@testable import ProtfsCore
 @testable import ProtfsFormat
 
 @Suite struct EntryNamesTests {

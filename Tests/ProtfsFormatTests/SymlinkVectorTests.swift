@@ -1,7 +1,7 @@
 import Foundation
 import Testing
+import ProtfsTestSupport
 import ProtfsSystem
-@testable import ProtfsCore
 @testable import ProtfsFormat
 
 /// Known answers for FORMAT.md "Symlinks", format 2 (`Vectors/symlinks-v2`): targets sealed to

@@ -1,6 +1,6 @@
 import Testing
+import ProtfsTestSupport
 import ProtfsCrypto
-@testable import ProtfsCore
 @testable import ProtfsFormat
 
 @Suite struct SIVNameCipherTests {

@@ -3,7 +3,6 @@ import Testing
 import ProtfsCrypto
 import ProtfsSystem
 import ProtfsTestSupport
-@testable import ProtfsCore
 @testable import ProtfsFormat
 
 @Suite struct SymlinkTargetTests {

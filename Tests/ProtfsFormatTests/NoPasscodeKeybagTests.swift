@@ -1,5 +1,4 @@
 import Foundation
-@testable import ProtfsCore
 import ProtfsCrypto
 @testable import ProtfsFormat
 import Testing

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import ProtfsTestSupport
 import ProtfsCrypto
 import ProtfsSystem
-@testable import ProtfsCore
 @testable import ProtfsFormat
 
 /// Known answers for FORMAT.md "Names" and "Symlinks, xattrs" (`Vectors/names-v1.json`):

@@ -1,6 +1,5 @@
 import ProtfsDomain
 import Testing
-@testable import ProtfsCore
 @testable import ProtfsFormat
 import ProtfsCrypto
 import ProtfsSystem

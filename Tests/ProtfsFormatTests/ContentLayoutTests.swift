@@ -1,5 +1,5 @@
 import Testing
-@testable import ProtfsCore
+import ProtfsTestSupport
 @testable import ProtfsFormat
 
 @Suite struct ContentLayoutTests {
