@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+# protfsctl follow against logind and a screen saver mocked on private buses (FollowTests).
+# Arguments: PROTFSCTL MOUNTPOINT PASSCODE_FILE SCRATCH_DIR SCENARIO, the vault mounted
+# unlocked with a short grace. Scenarios: screen-lock, sleep, restart, gone. Prints what it
+# saw; exits 1 with the reason on the first failure, and always stops what it started.
+import json, os, subprocess, sys, time
+
+from private_buses import Bus, Logind, ScreenSaver, stop_all, wait_until
+
+CTL, MNT, PASSCODE, SCRATCH, SCENARIO = sys.argv[1:6]
+SESSION = "c7"
+
+
+def state():
+    done = subprocess.run([CTL, "status", MNT, "--json"], capture_output=True, text=True, timeout=30)
+    return json.loads(done.stdout)["state"] if done.returncode == 0 else "gone"
+
+
+def expect_state(wanted, seconds=20):
+    wait_until(lambda: state() == wanted, seconds, "state %s (now %s)" % (wanted, state()))
+    print("state", wanted)
+
+
+def unlock():
+    with open(PASSCODE) as passcode:
+        subprocess.run([CTL, "unlock", MNT], stdin=passcode, capture_output=True, timeout=60, check=True)
+    expect_state("unlocked")
+
+
+def fail(message):
+    raise SystemExit(message)
+
+
+def screen_lock(logind, saver, follow_log):
+    session = logind.object("/org/freedesktop/login1/session/" + SESSION)
+    session.Lock(dbus_interface="org.freedesktop.login1.Session")
+    expect_state("locking")
+    expect_state("locked")          # after the grace
+    session.Unlock(dbus_interface="org.freedesktop.login1.Session")
+    time.sleep(1)
+    if state() != "locked":
+        fail("the Unlock signal changed the state to " + state())
+    unlock()
+    session.SetLockedHint(True, dbus_interface="org.freedesktop.login1.Session")
+    expect_state("locking")
+    unlock()
+    session.SetLockedHint(False, dbus_interface="org.freedesktop.login1.Session")
+    saver.active_changed(False)
+    time.sleep(1)
+    if state() != "unlocked":
+        fail("ActiveChanged(false) changed the state to " + state())
+    saver.active_changed(True)
+    expect_state("locking")
+    log = open(follow_log).read()
+    for said in ["(Lock): locking", "LockedHint became true: locking", "(ActiveChanged): locking"]:
+        if said not in log:
+            fail("the follow log does not say %r:\n%s" % (said, log))
+
+
+def sleep(logind, saver, follow_log):
+    if len(logind.inhibitors()) != 1:
+        fail("follow holds %d inhibitors, not 1" % len(logind.inhibitors()))
+    logind.prepare_for_sleep(True)
+    # The order: while the inhibitor is held the vault may be in any state; the first time the
+    # mock lists none, the vault must already be locked.
+    deadline = time.monotonic() + 20
+    while len(logind.inhibitors()) > 0:
+        if time.monotonic() > deadline:
+            fail("the inhibitor was never released")
+    seen = state()
+    if seen != "locked":
+        fail("the inhibitor was released while the vault was " + seen)
+    print("inhibitor released with the vault locked")
+    logind.prepare_for_sleep(False)
+    wait_until(lambda: len(logind.inhibitors()) == 1, 20, "a new inhibitor after PrepareForSleep(false)")
+    print("new inhibitor taken")
+    what, who, why, mode = [str(x) for x in logind.inhibitors()[0][:4]]
+    if (what, who, mode) != ("sleep", "protfs", "delay"):
+        fail("unexpected inhibitor %r" % ((what, who, why, mode),))
+
+
+def restart(logind, saver, follow_log, system):
+    stop_all(logind)
+    system.stop()
+    time.sleep(0.5)
+    system.start()
+    with open(os.path.join(SCRATCH, "mocks.log"), "a") as mock_log:
+        logind = Logind(system, mock_log)
+    try:
+        logind.add_session(SESSION)
+        wait_until(lambda: len(logind.inhibitors()) == 1, 30, "follow to take an inhibitor on the new bus")
+        print("follow reconnected")
+        logind.object("/org/freedesktop/login1/session/" + SESSION).Lock(dbus_interface="org.freedesktop.login1.Session")
+        expect_state("locking")
+    finally:
+        stop_all(logind)
+
+
+def main():
+    system = Bus(os.path.join(SCRATCH, "system_bus_socket"))
+    session_bus = Bus(os.path.join(SCRATCH, "session_bus_socket"))
+    follow = logind = saver = None
+    follow_log = os.path.join(SCRATCH, "follow.log")
+    try:
+        with open(os.path.join(SCRATCH, "mocks.log"), "a") as mock_log:
+            logind = Logind(system, mock_log)
+            saver = ScreenSaver(session_bus, mock_log)
+        logind.add_session(SESSION)
+        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system.address, DBUS_SESSION_BUS_ADDRESS=session_bus.address)
+        env.pop("XDG_SESSION_ID", None)
+        with open(follow_log, "w") as log:
+            follow = subprocess.Popen([CTL, "follow", MNT, "--session", SESSION], env=env, stderr=log)
+        wait_until(lambda: len(logind.inhibitors()) == 1, 20, "follow to take a sleep inhibitor")
+        wait_until(lambda: "ScreenSaver on the session bus" in open(follow_log).read(), 20, "follow on the session bus")
+        if SCENARIO == "screen-lock":
+            screen_lock(logind, saver, follow_log)
+        elif SCENARIO == "sleep":
+            sleep(logind, saver, follow_log)
+        elif SCENARIO == "restart":
+            restart(logind, saver, follow_log, system)
+        elif SCENARIO == "gone":
+            subprocess.run(["fusermount3", "-u", MNT], check=True, timeout=30)
+            try:
+                status = follow.wait(20)
+            except subprocess.TimeoutExpired:
+                fail("follow did not stop after the unmount")
+            if status != 0:
+                fail("follow exited %d after the unmount" % status)
+            print("follow exited 0")
+        else:
+            fail("unknown scenario " + SCENARIO)
+    finally:
+        if follow is not None and follow.poll() is None:
+            follow.kill()
+            follow.wait(10)
+        stop_all(logind, saver, system, session_bus)
+        print("--- follow log ---")
+        print(open(follow_log).read() if os.path.exists(follow_log) else "(none)")
+
+
+main()
