@@ -3,7 +3,7 @@
 # Arguments: PROTFSCTL MOUNTPOINT PASSCODE_FILE SCRATCH_DIR SCENARIO, the vault mounted
 # unlocked with a short grace. Scenarios: screen-lock, sleep, restart, gone. Prints what it
 # saw; exits 1 with the reason on the first failure, and always stops what it started.
-import json, os, subprocess, sys, time
+import json, os, signal, subprocess, sys, time
 
 from private_buses import Bus, Logind, ScreenSaver, stop_all, wait_until
 
@@ -57,12 +57,26 @@ def screen_lock(logind, saver, follow_log):
             fail("the follow log does not say %r:\n%s" % (said, log))
 
 
+def daemon_pid():
+    done = subprocess.run([CTL, "status", MNT, "--json"], capture_output=True, text=True, timeout=30, check=True)
+    return json.loads(done.stdout)["pid"]
+
+
 def sleep(logind, saver, follow_log):
     if len(logind.inhibitors()) != 1:
         fail("follow holds %d inhibitors, not 1" % len(logind.inhibitors()))
-    logind.prepare_for_sleep(True)
-    # The order: while the inhibitor is held the vault may be in any state; the first time the
-    # mock lists none, the vault must already be locked.
+    # The order, made visible: with the daemon stopped the lock cannot finish, so the
+    # inhibitor must still be held; once the daemon runs again, the first moment the mock
+    # lists no inhibitor the vault must already be locked.
+    pid = daemon_pid()
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        logind.prepare_for_sleep(True)
+        time.sleep(1)
+        if len(logind.inhibitors()) != 1:
+            fail("the inhibitor was released before the vault could lock")
+    finally:
+        os.kill(pid, signal.SIGCONT)
     deadline = time.monotonic() + 20
     while len(logind.inhibitors()) > 0:
         if time.monotonic() > deadline:
@@ -77,6 +91,8 @@ def sleep(logind, saver, follow_log):
     what, who, why, mode = [str(x) for x in logind.inhibitors()[0][:4]]
     if (what, who, mode) != ("sleep", "protfs", "delay"):
         fail("unexpected inhibitor %r" % ((what, who, why, mode),))
+    if "released the sleep inhibitor" not in open(follow_log).read():
+        fail("the follow log does not say it released the inhibitor")
 
 
 def restart(logind, saver, follow_log, system):

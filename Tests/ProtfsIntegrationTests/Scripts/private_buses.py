@@ -4,7 +4,7 @@
 # dbus-daemon at a socket path in a scratch directory (so that a restarted bus has the same
 # address), logind mocked by python3-dbusmock's own template, a mocked screen saver. Every
 # process started here is killed by close(), with a deadline on every wait.
-import os, signal, subprocess, sys, time
+import os, signal, subprocess, time
 
 import dbus
 
