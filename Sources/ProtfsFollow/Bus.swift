@@ -48,10 +48,15 @@ final class Bus {
 
     var isOpen: Bool { bus.map { sd_bus_is_open($0) > 0 } ?? false }
 
-    /// Delivers `member` signals of `interface` (from `sender` on `path`, when given) to the
-    /// handler.
-    func match(sender: String?, path: String?, interface: String, member: String) throws(BusError) {
-        let status = sd_bus_match_signal(bus, nil, sender, path, interface, member, { message, userdata, _ in
+    /// Delivers `member` signals of `interface` to the handler: from `sender`, on `path`, with a
+    /// first argument `arg0`, when given (the bus daemon filters, so the follower never sees
+    /// the system bus' other traffic). The values are the follower's own constants.
+    func match(sender: String? = nil, path: String? = nil, interface: String, member: String, arg0: String? = nil) throws(BusError) {
+        var rule = "type='signal',interface='\(interface)',member='\(member)'"
+        if let sender { rule += ",sender='\(sender)'" }
+        if let path { rule += ",path='\(path)'" }
+        if let arg0 { rule += ",arg0='\(arg0)'" }
+        let status = sd_bus_add_match(bus, nil, rule, { message, userdata, _ in
             guard let message, let userdata else { return 0 }
             Unmanaged<SignalRouter>.fromOpaque(userdata).takeUnretainedValue().deliver(BusSignal(message))
             return 0

@@ -72,15 +72,16 @@ public final class Follower {
         do {
             let bus = try Bus(.system) { [unowned self] in pending.append($0) }
             try bus.match(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
-                          member: "NameOwnerChanged")
+                          member: "NameOwnerChanged", arg0: Logind.name)
             if triggers.contains(.sleep) {
                 try bus.match(sender: Logind.name, path: Logind.managerPath, interface: Logind.managerInterface, member: "PrepareForSleep")
             }
             if triggers.contains(.screenLock) {
                 // Any session's signals; only the followed one's are obeyed (its path can
                 // change when logind restarts).
-                try bus.match(sender: Logind.name, path: nil, interface: Logind.sessionInterface, member: "Lock")
-                try bus.match(sender: Logind.name, path: nil, interface: Logind.propertiesInterface, member: "PropertiesChanged")
+                try bus.match(sender: Logind.name, interface: Logind.sessionInterface, member: "Lock")
+                try bus.match(sender: Logind.name, interface: Logind.propertiesInterface, member: "PropertiesChanged",
+                              arg0: Logind.sessionInterface)
             }
             system = bus
             systemRetry.succeeded(log, "connected to the system bus")
@@ -117,7 +118,7 @@ public final class Follower {
     private func connectSession() {
         do {
             let bus = try Bus(.session) { [unowned self] in pending.append($0) }
-            try bus.match(sender: nil, path: nil, interface: "org.freedesktop.ScreenSaver", member: "ActiveChanged")
+            try bus.match(interface: "org.freedesktop.ScreenSaver", member: "ActiveChanged")
             session = bus
             sessionRetry.succeeded(log, "following org.freedesktop.ScreenSaver on the session bus")
         } catch {
@@ -198,7 +199,7 @@ public final class Follower {
             let state = try vault.lockNow()
             let took = Duration.nanoseconds(MonotonicClock.nanoseconds() - start)
             if state == .locked || state == .beforeFirstUnlock {
-                log("the machine is going to sleep: \(vault.mountpoint) is \(state.rawValue) after \(took.milliseconds) ms")
+                log("the machine is going to sleep: \(vault.mountpoint) is \(state.rawValue) after \(took.wholeMilliseconds) ms")
             } else {
                 log("the machine is going to sleep, but \(vault.mountpoint) is still \(state.rawValue)")
             }
@@ -242,5 +243,5 @@ public final class Follower {
 }
 
 extension Duration {
-    var milliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
+    var wholeMilliseconds: Int64 { components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000 }
 }

@@ -29,6 +29,9 @@ struct FollowTests {
     @Test("a restarted system bus and logind are reached again, and the screen lock still locks")
     func busRestart() throws { try run("restart") }
 
+    @Test("without --session: the session XDG_SESSION_ID names, else the user's display session", arguments: ["xdg-session-id", "display-session"])
+    func sessionFound(how: String) throws { try run(how) }
+
     @Test("follow exits 0 when the mount goes away")
     func mountGone() throws { try run("gone") }
 }

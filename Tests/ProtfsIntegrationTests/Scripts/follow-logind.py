@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # protfsctl follow against logind and a screen saver mocked on private buses (FollowTests).
 # Arguments: PROTFSCTL MOUNTPOINT PASSCODE_FILE SCRATCH_DIR SCENARIO, the vault mounted
-# unlocked with a short grace. Scenarios: screen-lock, sleep, restart, gone. Prints what it
+# unlocked with a short grace. Scenarios: screen-lock, sleep, restart, gone, and the ways to
+# find the session without --session: xdg-session-id, display-session. Prints what it
 # saw; exits 1 with the reason on the first failure, and always stops what it started.
 import json, os, signal, subprocess, sys, time
+
+import dbus
 
 from private_buses import Bus, Logind, ScreenSaver, stop_all, wait_until
 
@@ -121,11 +124,26 @@ def main():
         with open(os.path.join(SCRATCH, "mocks.log"), "a") as mock_log:
             logind = Logind(system, mock_log)
             saver = ScreenSaver(session_bus, mock_log)
-        logind.add_session(SESSION)
+        session_path = logind.add_session(SESSION).object_path
         env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=system.address, DBUS_SESSION_BUS_ADDRESS=session_bus.address)
         env.pop("XDG_SESSION_ID", None)
+        command = [CTL, "follow", MNT, "--session", SESSION]
+        if SCENARIO == "xdg-session-id":
+            env["XDG_SESSION_ID"] = SESSION
+            command = command[:3]
+        elif SCENARIO == "display-session":
+            # No session named and none of its own (as under a user unit): the user's display
+            # session, which logind's user object names.
+            # The template's GetUser adds a str to a UInt32 and fails: the documented answer instead.
+            logind.manager.AddMethod("org.freedesktop.login1.Manager", "GetUser", "u", "o",
+                                     'ret = dbus.ObjectPath("/org/freedesktop/login1/user/%d" % args[0])',
+                                     dbus_interface="org.freedesktop.DBus.Mock")
+            user = logind.object("/org/freedesktop/login1/user/%d" % os.getuid())
+            user.Set("org.freedesktop.login1.User", "Display", dbus.Struct((SESSION, dbus.ObjectPath(session_path))),
+                     dbus_interface="org.freedesktop.DBus.Properties")
+            command = command[:3]
         with open(follow_log, "w") as log:
-            follow = subprocess.Popen([CTL, "follow", MNT, "--session", SESSION], env=env, stderr=log)
+            follow = subprocess.Popen(command, env=env, stderr=log)
         wait_until(lambda: len(logind.inhibitors()) == 1, 20, "follow to take a sleep inhibitor")
         wait_until(lambda: "ScreenSaver on the session bus" in open(follow_log).read(), 20, "follow on the session bus")
         if SCENARIO == "screen-lock":
@@ -134,6 +152,12 @@ def main():
             sleep(logind, saver, follow_log)
         elif SCENARIO == "restart":
             restart(logind, saver, follow_log, system)
+        elif SCENARIO in ("xdg-session-id", "display-session"):
+            logind.object(session_path).Lock(dbus_interface="org.freedesktop.login1.Session")
+            expect_state("locking")
+            how = "(XDG_SESSION_ID)" if SCENARIO == "xdg-session-id" else "the display session of user"
+            if how not in open(follow_log).read():
+                fail("the follow log does not say it follows %s" % how)
         elif SCENARIO == "gone":
             subprocess.run(["fusermount3", "-u", MNT], check=True, timeout=30)
             try:
