@@ -60,9 +60,14 @@ struct ServiceNotificationTests {
         try vault.lock()
         #expect(notify.messages(until: "STATUS=\(mountpoint): locking") != nil)
         #expect(notify.messages(until: "STATUS=\(mountpoint): locked") != nil)
+        #expect(!vault.protfsctl(["unlock", vault.mountpoint], stdin: "not the passcode\n").succeeded)
         try vault.unmount()
         #expect(notify.messages(until: "STOPPING=1") != nil)
-        // No journal here: the lines fell back to the daemon's standard error.
-        #expect(vault.daemonOutput.contains("\(mountpoint) is locked"), "\(vault.daemonOutput)")
+        // No journal here: the lines (each of a kind with its MESSAGE_ID under journald) fell
+        // back to the daemon's standard error.
+        for line in ["serving", "\(mountpoint) is locking", "\(mountpoint) is locked", "wrong passcode for \(mountpoint)",
+                     "unmounted \(mountpoint)"] {
+            #expect(vault.daemonOutput.contains(line), "no '\(line)' in: \(vault.daemonOutput)")
+        }
     }
 }
