@@ -37,7 +37,8 @@ enum BusSignal: Equatable {
             default: self = .other
             }
         } catch {
-            self = .malformed(error.description)
+            let signature = sd_bus_message_get_signature(message, 1).map { String(cString: $0) } ?? "?"
+            self = .malformed("\(member) from \(path) with arguments '\(signature)', not as documented")
         }
     }
 }

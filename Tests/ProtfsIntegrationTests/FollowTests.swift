@@ -32,6 +32,9 @@ struct FollowTests {
     @Test("without --session: the session XDG_SESSION_ID names, else the user's display session", arguments: ["xdg-session-id", "display-session"])
     func sessionFound(how: String) throws { try run(how) }
 
+    @Test("logind's signals from another sender, or with the wrong arguments, change nothing")
+    func impostor() throws { try run("impostor") }
+
     @Test("follow exits 0 when the mount goes away")
     func mountGone() throws { try run("gone") }
 }

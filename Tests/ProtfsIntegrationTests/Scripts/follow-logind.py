@@ -2,13 +2,14 @@
 # protfsctl follow against logind and a screen saver mocked on private buses (FollowTests).
 # Arguments: PROTFSCTL MOUNTPOINT PASSCODE_FILE SCRATCH_DIR SCENARIO, the vault mounted
 # unlocked with a short grace. Scenarios: screen-lock, sleep, restart, gone, and the ways to
-# find the session without --session: xdg-session-id, display-session. Prints what it
+# find the session without --session: xdg-session-id, display-session; and impostor (signals
+# from anyone but logind, and malformed ones from logind, change nothing). Prints what it
 # saw; exits 1 with the reason on the first failure, and always stops what it started.
 import json, os, signal, subprocess, sys, time
 
 import dbus
 
-from private_buses import Bus, Logind, ScreenSaver, stop_all, wait_until
+from private_buses import MOCK_IFACE, Bus, Logind, Mock, ScreenSaver, stop_all, wait_until
 
 CTL, MNT, PASSCODE, SCRATCH, SCENARIO = sys.argv[1:6]
 SESSION = "c7"
@@ -98,6 +99,31 @@ def sleep(logind, saver, follow_log):
         fail("the follow log does not say it released the inhibitor")
 
 
+def impostor(logind, saver, follow_log, system):
+    # Another program on the system bus sends logind's signals from logind's paths: the bus
+    # delivers them to follow only from the name org.freedesktop.login1, which it cannot own.
+    with open(os.path.join(SCRATCH, "mocks.log"), "a") as mock_log:
+        fake = Mock(system, ["--system", "org.example.Impostor", "/org/freedesktop/login1", "org.freedesktop.login1.Manager"],
+                    "org.example.Impostor", mock_log)
+    try:
+        manager = fake.object("/org/freedesktop/login1")
+        manager.EmitSignal("org.freedesktop.login1.Manager", "PrepareForSleep", "b", [True], dbus_interface=MOCK_IFACE)
+        manager.AddObject("/org/freedesktop/login1/session/" + SESSION, "org.freedesktop.login1.Session", {}, [],
+                          dbus_interface=MOCK_IFACE)
+        fake.object("/org/freedesktop/login1/session/" + SESSION).EmitSignal(
+            "org.freedesktop.login1.Session", "Lock", "", [], dbus_interface=MOCK_IFACE)
+    finally:
+        stop_all(fake)
+    # logind itself, with arguments of the wrong type: ignored, and said so.
+    logind.manager.EmitSignal("org.freedesktop.login1.Manager", "PrepareForSleep", "s", ["yes"], dbus_interface=MOCK_IFACE)
+    wait_until(lambda: "ignored a signal" in open(follow_log).read(), 20, "follow to ignore the malformed signal")
+    if state() != "unlocked" or len(logind.inhibitors()) != 1:
+        fail("signals not from logind, or malformed, changed something: %s, %d inhibitors" % (state(), len(logind.inhibitors())))
+    print("impostor and malformed signals ignored")
+    logind.prepare_for_sleep(True)      # and the real one still works
+    expect_state("locked")
+
+
 def restart(logind, saver, follow_log, system):
     stop_all(logind)
     system.stop()
@@ -152,6 +178,8 @@ def main():
             sleep(logind, saver, follow_log)
         elif SCENARIO == "restart":
             restart(logind, saver, follow_log, system)
+        elif SCENARIO == "impostor":
+            impostor(logind, saver, follow_log, system)
         elif SCENARIO in ("xdg-session-id", "display-session"):
             logind.object(session_path).Lock(dbus_interface="org.freedesktop.login1.Session")
             expect_state("locking")
