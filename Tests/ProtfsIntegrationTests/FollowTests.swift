@@ -8,14 +8,14 @@ import Testing
 @Suite("follow the screen lock and sleep", .serialized)
 struct FollowTests {
     /// Mounts an unlocked vault with a 2 s grace and runs one scenario of follow-logind.py.
-    private func run(_ scenario: String) throws {
+    private func run(_ scenario: String, _ extra: [String] = []) throws {
         let vault = try TestVault()
         try vault.mount(options: ["passcode_file=\(vault.passcodeFile)", "grace=2"])
         defer { try? vault.unmount() }
         let scratch = vault.root.appendingPathComponent("buses")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let result = CommandRunner.run("/usr/bin/python3", [CommandRunner.scriptPath("follow-logind.py"), TestVault.protfsctl,
-                                                            vault.mountpoint, vault.passcodeFile, scratch.path, scenario],
+                                                            vault.mountpoint, vault.passcodeFile, scratch.path, scenario] + extra,
                                        timeout: 150)
         #expect(result.succeeded, "\(scenario) (exit \(result.status)):\n\(result.stdout)\(result.stderr)")
     }
@@ -34,6 +34,12 @@ struct FollowTests {
 
     @Test("logind's signals from another sender, or with the wrong arguments, change nothing")
     func impostor() throws { try run("impostor") }
+
+    @Test("follow run by a user who may not lock the vault locks nothing, says so, and lets the machine sleep")
+    func otherUser() throws {
+        let eve = try TestUser.named("pffollow-eve")
+        try run("other-user", ["\(eve.uid):\(eve.gid)"])
+    }
 
     @Test("follow exits 0 when the mount goes away")
     func mountGone() throws { try run("gone") }

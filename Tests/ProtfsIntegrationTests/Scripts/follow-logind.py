@@ -3,15 +3,17 @@
 # Arguments: PROTFSCTL MOUNTPOINT PASSCODE_FILE SCRATCH_DIR SCENARIO, the vault mounted
 # unlocked with a short grace. Scenarios: screen-lock, sleep, restart, gone, and the ways to
 # find the session without --session: xdg-session-id, display-session; and impostor (signals
-# from anyone but logind, and malformed ones from logind, change nothing). Prints what it
+# from anyone but logind, and malformed ones from logind, change nothing); other-user UID:GID
+# (follow run by a user who may not lock the vault: it locks nothing, and says so). Prints what it
 # saw; exits 1 with the reason on the first failure, and always stops what it started.
 import json, os, signal, subprocess, sys, time
 
 import dbus
 
-from private_buses import MOCK_IFACE, Bus, Logind, Mock, ScreenSaver, stop_all, wait_until
+from private_buses import MOCK_IFACE, SYSTEM_CONF, Bus, Logind, Mock, ScreenSaver, stop_all, wait_until
 
 CTL, MNT, PASSCODE, SCRATCH, SCENARIO = sys.argv[1:6]
+OTHER_USER = sys.argv[6] if SCENARIO == "other-user" else None
 SESSION = "c7"
 
 
@@ -124,6 +126,20 @@ def impostor(logind, saver, follow_log, system):
     expect_state("locked")
 
 
+def other_user(logind, follow_log):
+    # The daemon refuses their lock; follow logs the refusal, keeps following, and still lets
+    # the machine sleep.
+    logind.object("/org/freedesktop/login1/session/" + SESSION).Lock(dbus_interface="org.freedesktop.login1.Session")
+    wait_until(lambda: "(Lock), but" in open(follow_log).read(), 20, "follow to report the refused lock")
+    logind.prepare_for_sleep(True)
+    wait_until(lambda: len(logind.inhibitors()) == 0, 20, "the inhibitor's release")
+    if "going to sleep, but" not in open(follow_log).read():
+        fail("the follow log does not report the refused sleep lock")
+    if state() != "unlocked":
+        fail("a user who may not lock the vault locked it: " + state())
+    print("a user who may not lock it locked nothing")
+
+
 def restart(logind, saver, follow_log, system):
     stop_all(logind)
     system.stop()
@@ -142,7 +158,7 @@ def restart(logind, saver, follow_log, system):
 
 
 def main():
-    system = Bus(os.path.join(SCRATCH, "system_bus_socket"))
+    system = Bus(os.path.join(SCRATCH, "system_bus_socket"), SYSTEM_CONF)
     session_bus = Bus(os.path.join(SCRATCH, "session_bus_socket"))
     follow = logind = saver = None
     follow_log = os.path.join(SCRATCH, "follow.log")
@@ -168,16 +184,23 @@ def main():
             user.Set("org.freedesktop.login1.User", "Display", dbus.Struct((SESSION, dbus.ObjectPath(session_path))),
                      dbus_interface="org.freedesktop.DBus.Properties")
             command = command[:3]
+        elif OTHER_USER:
+            uid, gid = OTHER_USER.split(":")
+            command = ["setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups"] + command
+            del env["DBUS_SESSION_BUS_ADDRESS"]     # root's session bus is not theirs
         with open(follow_log, "w") as log:
             follow = subprocess.Popen(command, env=env, stderr=log)
         wait_until(lambda: len(logind.inhibitors()) == 1, 20, "follow to take a sleep inhibitor")
-        wait_until(lambda: "ScreenSaver on the session bus" in open(follow_log).read(), 20, "follow on the session bus")
+        if not OTHER_USER:
+            wait_until(lambda: "ScreenSaver on the session bus" in open(follow_log).read(), 20, "follow on the session bus")
         if SCENARIO == "screen-lock":
             screen_lock(logind, saver, follow_log)
         elif SCENARIO == "sleep":
             sleep(logind, saver, follow_log)
         elif SCENARIO == "restart":
             restart(logind, saver, follow_log, system)
+        elif SCENARIO == "other-user":
+            other_user(logind, follow_log)
         elif SCENARIO == "impostor":
             impostor(logind, saver, follow_log, system)
         elif SCENARIO in ("xdg-session-id", "display-session"):

@@ -9,6 +9,8 @@ import os, signal, subprocess, time
 import dbus
 
 SESSION_CONF = "/usr/share/dbus-1/session.conf"
+# Every user may connect to it, as to the machine's system bus.
+SYSTEM_CONF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "private-system-bus.conf")
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
 LOGIND = "org.freedesktop.login1"
 
@@ -26,22 +28,25 @@ def wait_until(condition, seconds, what):
 
 
 class Bus:
-    """One dbus-daemon listening on unix:path=PATH."""
+    """One dbus-daemon listening on unix:path=PATH; `config`: SESSION_CONF (only this user may
+    connect) or SYSTEM_CONF (every user may)."""
 
-    def __init__(self, path):
+    def __init__(self, path, config=SESSION_CONF):
         self.address = "unix:path=" + path
         self.path = path
+        self.config = config
         self.pid = None
         self.start()
 
     def start(self):
         if os.path.exists(self.path):
             os.unlink(self.path)
-        out = subprocess.run(["dbus-daemon", "--config-file=" + SESSION_CONF, "--address=" + self.address,
+        out = subprocess.run(["dbus-daemon", "--config-file=" + self.config, "--address=" + self.address,
                               "--print-pid=1", "--fork", "--nosyslog"],
                              capture_output=True, text=True, timeout=20, check=True)
         self.pid = int(out.stdout.split()[0])
         wait_until(lambda: os.path.exists(self.path), 10, "the bus at " + self.path)
+        os.chmod(self.path, 0o666)      # reachable by the other users SYSTEM_CONF lets in
 
     def stop(self):
         """Kills the daemon and waits until it is gone: a restart must not leave the old one
