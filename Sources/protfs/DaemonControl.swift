@@ -41,6 +41,9 @@ final class DaemonControl: ControlHandler {
         do {
             try controller.unlock(passcode: passcode)
         } catch {
+            if case .wrongPasscode(let failed) = error {
+                log.warning("wrong passcode for \(mountpoint) (\(failed) failed attempts)", event: .wrongPasscode)
+            }
             throw ControlFailure(error.exitCode, error.description)
         }
     }

@@ -7,6 +7,7 @@ import ProtfsCrypto
 import ProtfsDomain
 import ProtfsFuse
 import ProtfsSystem
+import ProtfsSystemd
 
 /// `protfs mount`: checks, opens the vault (and unlocks it when given `passcode_file`),
 /// mounts, and serves until unmounted or SIGTERM; unless `-f`, in a daemon it starts and
@@ -126,6 +127,7 @@ enum MountCommand {
             return .failure
         }
         controller.attach(contentKeys: fileSystem, cache: adapter)
+        let reporting = DaemonReporting(log: log, controller: controller, mountpoint: mountpoint)
         do {
             try control.start()
         } catch {
@@ -136,14 +138,15 @@ enum MountCommand {
         RuntimeLockProbe.runIfAsked()
         detachment?.report(.success)
         if detachment != nil { log.detach() }
-        log.info("serving \(backing) on \(mountpoint)")
+        reporting.mounted(backing: backing)
         if latency != nil { log.info("idle CPUs poll while requests stream in (idle_poll: the whole machine's CPU latency target)") }
         _ = session.serve(maxThreads: configuration.maxThreads, latency: latency)
+        reporting.unmounting()
         control.stop()
         // Unmounted: nothing will use a key again.
         for protectionClass in ProtectionClass.allCases { fileSystem.dropContentKeys(of: protectionClass) }
         vault.keyring.remove(ProtectionClass.allCases)
-        log.info("unmounted \(mountpoint)")
+        reporting.unmounted()
         return .success
     }
 }
