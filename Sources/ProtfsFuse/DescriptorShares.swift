@@ -9,7 +9,7 @@ import Glibc
 ///   listings in progress, the control socket's connections and the daemon's own work
 ///   (unlock, `passwd` and lock open the keybag and state files; a backup its archive and
 ///   the backing tree). The node table beyond `nodeCapacity` asks the kernel to forget the
-///   least recently used nodes (`InodePruner`).
+///   least recently used nodes (`InodePruner`), and refuses new ones at `nodeCeiling`.
 /// - Of the node table, a uid other than root and the vault's owner holds at most an
 ///   eighth, and those uids together at most half: nodes kept alive by their open files,
 ///   working directories or descriptors count against them.
@@ -38,6 +38,12 @@ public struct DescriptorShares: Sendable, Equatable {
 
     /// Nodes the table holds before it asks the kernel to forget some.
     public var nodeCapacity: Int { max(limit - reserve, 64) }
+
+    /// Nodes the table holds at most, whoever asks: when nodes kept in use (which the kernel
+    /// does not forget) fill it beyond its capacity, an eighth of the reserve more. The rest
+    /// of the reserve covers the other uids' open handles (half of it), the forgotten nodes
+    /// waiting to be closed, and root's, the owner's and the daemon's own descriptors.
+    public var nodeCeiling: Int { nodeCapacity + reserve / 8 }
 
     public var nodes: UserShares { Self.eighthEach(of: nodeCapacity) }
 

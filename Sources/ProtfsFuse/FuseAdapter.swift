@@ -58,7 +58,8 @@ public final class FuseAdapter: Sendable {
         self.log = log
         self.cacheTimeout = cacheTimeout
         pruner = InodePruner(capacity: shares.nodeCapacity)
-        inodes = InodeTable(root: fileSystem.root, capacity: shares.nodeCapacity, shares: shares.nodes, privilege: privilege)
+        inodes = InodeTable(root: fileSystem.root, capacity: shares.nodeCapacity, ceiling: shares.nodeCeiling,
+                            shares: shares.nodes, privilege: privilege)
         handleHolders = Mutex(ShareLedger(shares.handles, privilege: privilege))
         inodes.whenCrowded { [unowned self] uid in
             if let uid { pruner.crowded(self, by: uid) } else { pruner.crowded(self) }
@@ -128,7 +129,8 @@ public final class FuseAdapter: Sendable {
     /// failing; one whose nodes are all in use is refused at once. True once there is room.
     func waitForRoom(for uid: uid_t) -> Bool {
         let deadline = MonotonicClock.nanoseconds(after: Self.roomWait)
-        while pruner.mayFreeRoom(for: uid), MonotonicClock.nanoseconds() < deadline {
+        // Room comes from the whole table's rounds when it is full, else from the uid's own.
+        while pruner.mayFreeRoom(for: inodes.isFull ? nil : uid), MonotonicClock.nanoseconds() < deadline {
             usleep(1000)
             if inodes.admits(uid) { return true }
         }

@@ -77,12 +77,13 @@ public final class InodePruner: Sendable {
         }
     }
 
-    /// Whether room may still come for `uid`: a round of its own is under way, or the last
-    /// one had something to prune (its FORGETs may be on their way). False while it backs
-    /// off after a round that found every node of the uid in use.
-    func mayFreeRoom(for uid: uid_t) -> Bool {
+    /// Whether room may still come from rounds over the nodes of `uid` (nil: over the whole
+    /// table): one is under way, or the last had something to prune (its FORGETs may be on
+    /// their way). False while they back off after a round that found every node in use.
+    func mayFreeRoom(for uid: uid_t?) -> Bool {
         guard !unsupported.load(ordering: .relaxed) else { return false }
         let now = MonotonicClock.nanoseconds()
+        guard let uid else { return notBefore.load(ordering: .relaxed) <= now }
         return userRounds.withLock { rounds in rounds[uid].map { $0 == .max || $0 <= now } ?? true }
     }
 

@@ -10,6 +10,8 @@ import Synchronization
 /// recently: the ones to ask the kernel to forget when descriptors run short.
 /// A new node counts against the uid of the request that brought it (`shares`): one that
 /// would take a bounded uid past its share is refused with `EMFILE`, whoever else is served.
+/// Past `ceiling` (nodes the kernel keeps in use beyond the pruner's reach) every new node
+/// is refused, root's too, so that the daemon keeps descriptors for its own work.
 final class InodeTable: Sendable {
     static let rootID: fuse_ino_t = 1
 
@@ -33,15 +35,18 @@ final class InodeTable: Sendable {
     private let state: Mutex<State>
     /// Above this many ids, the crowding handler is called after each new one.
     let capacity: Int
+    /// At this many ids, new ones are refused.
+    let ceiling: Int
     /// The nodes each bounded uid may hold. Past three quarters of its share, the crowding
     /// handler is called with the uid after each new node it brings.
     let shares: UserShares
     private let crowdingHandler = Mutex<(@Sendable (uid_t?) -> Void)?>(nil)
     private let releaser: NodeReleaser
 
-    init(root: BackingNode, capacity: Int = .max, shares: UserShares = .unbounded,
+    init(root: BackingNode, capacity: Int = .max, ceiling: Int = .max, shares: UserShares = .unbounded,
          privilege: MountPrivilege = MountPrivilege(owner: 0)) {
         self.capacity = capacity
+        self.ceiling = ceiling
         self.shares = shares
         releaser = NodeReleaser(besideTableOf: capacity)
         // The root is never forgotten, and counts against nobody.
@@ -86,7 +91,11 @@ final class InodeTable: Sendable {
                 s.byID[id]!.lastUse = s.clock
                 return (id, s.byID[id]!.node, 0, 0, false)
             }
-            if admitted { s.holders.add(for: uid) } else if !s.holders.take(for: uid) { return (0, node, 0, 0, true) }
+            if admitted {
+                s.holders.add(for: uid)
+            } else if s.byID.count >= ceiling || !s.holders.take(for: uid) {
+                return (0, node, s.byID.count, 0, true)
+            }
             let id = s.nextID
             s.nextID += 1
             s.byID[id] = Entry(node: node, lookups: 1, lastUse: s.clock, holder: uid)
@@ -94,7 +103,8 @@ final class InodeTable: Sendable {
             return (id, node, s.byID.count, s.holders.holding(uid), false)
         }
         let (id, kept, count, held, refused) = recorded
-        // A refused uid is past its share: its least used nodes should go too.
+        // A refused uid is past its share (or the table at its ceiling): least used nodes
+        // should go.
         let nearShare = refused || held >= shares.perUser / 4 * 3
         if count > capacity || nearShare, let handler = crowdingHandler.withLock({ $0 }) {
             if count > capacity { handler(nil) }
@@ -127,13 +137,18 @@ final class InodeTable: Sendable {
         releaser.release(node)
     }
 
-    /// Whether `uid` may bring one more node now (checked before creating one).
-    func admits(_ uid: uid_t) -> Bool { state.withLock { $0.holders.admits(uid) } }
+    /// Whether the table is at its ceiling: no new node for anybody.
+    var isFull: Bool { state.withLock { $0.byID.count >= ceiling } }
 
-    /// Whether `uid` holds less than half its share: listings give it nodes only then, so
-    /// that what a walker lists leaves room for what it looks up.
+    /// Whether `uid` may bring one more node now (checked before creating one).
+    func admits(_ uid: uid_t) -> Bool { state.withLock { $0.byID.count < ceiling && $0.holders.admits(uid) } }
+
+    /// Whether `uid` may bring a node and holds less than half its share: listings give it
+    /// nodes only then, so that what a walker lists leaves room for what it looks up.
     func hasRoomForListing(_ uid: uid_t) -> Bool {
-        state.withLock { $0.holders.admits(uid) && $0.holders.holding(uid) < shares.perUser / 2 }
+        state.withLock { s in
+            s.byID.count < ceiling && s.holders.admits(uid) && s.holders.holding(uid) < shares.perUser / 2
+        }
     }
 
     /// The nodes `uid` holds (0 for root and the vault's owner, who are not counted).

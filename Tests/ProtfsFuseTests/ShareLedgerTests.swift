@@ -65,12 +65,18 @@ struct ShareLedgerTests {
         #expect(cut.nodes.perUser * 4 == cut.nodes.otherUsers)
         // A handle needs a node: one uid can use its whole share of handles.
         #expect(cut.handles.perUser <= cut.nodes.perUser)
+        // A table at its ceiling, the other uids' handles and the forgotten nodes waiting to
+        // be closed still leave descriptors for root, the owner and the daemon's own work.
+        let waiting = NodeReleaser(besideTableOf: cut.nodeCapacity).capacity
+        #expect(cut.nodeCeiling + cut.handles.otherUsers + waiting + 64 <= limit)
     }
 
     @Test("the numbers the threat model gives for a limit of 20,000")
     func documentedNumbers() {
         let cut = DescriptorShares(limit: 20_000)
         #expect(cut.reserve == 4000)
+        #expect(cut.nodeCapacity == 16_000)
+        #expect(cut.nodeCeiling == 16_500)
         #expect(cut.nodes == UserShares(perUser: 2000, otherUsers: 8000))
         #expect(cut.handles == UserShares(perUser: 500, otherUsers: 2000))
     }
