@@ -25,6 +25,10 @@ public final class FuseAdapter: Sendable {
     let pruner: InodePruner
     /// The open handles each bounded uid holds (`DescriptorShares.handles`).
     let handleHolders: Mutex<ShareLedger>
+    /// The uids never refused a share (root, the vault's owner).
+    let privilege: MountPrivilege
+    /// Requests of bounded uids waiting for room now (`waitForRoom`).
+    let roomWaiters = Atomic<Int>(0)
     /// Which entries of a listing carry their attributes.
     let listingAdvisor = ListingAdvisor()
     /// Where listings reached the end (the request that follows is answered at once).
@@ -57,6 +61,7 @@ public final class FuseAdapter: Sendable {
         self.fileSystem = fileSystem
         self.log = log
         self.cacheTimeout = cacheTimeout
+        self.privilege = privilege
         pruner = InodePruner(capacity: shares.nodeCapacity)
         inodes = InodeTable(root: fileSystem.root, capacity: shares.nodeCapacity, ceiling: shares.nodeCeiling,
                             shares: shares.nodes, privilege: privilege)
@@ -123,11 +128,22 @@ public final class FuseAdapter: Sendable {
 
     /// The longest a request of a uid at its share of nodes waits for the pruner to free some.
     static let roomWait = Duration.milliseconds(100)
+    /// Requests of bounded uids that may wait for room at once, of the request loop's 16
+    /// workers: a user whose nodes are pinned (the pruner sends them, the kernel keeps them)
+    /// makes each of its requests wait, and must not hold every worker that way.
+    static let maximumRoomWaiters = 4
 
     /// Waits, up to `roomWait`, while the pruner frees room for `uid` (the kernel's FORGETs
     /// of its least used nodes): a user walking a large directory waits a moment instead of
     /// failing; one whose nodes are all in use is refused at once. True once there is room.
     func waitForRoom(for uid: uid_t) -> Bool {
+        if !privilege.isPrivileged(uid) {
+            guard roomWaiters.add(1, ordering: .relaxed).newValue <= Self.maximumRoomWaiters else {
+                roomWaiters.subtract(1, ordering: .relaxed)
+                return false
+            }
+        }
+        defer { if !privilege.isPrivileged(uid) { roomWaiters.subtract(1, ordering: .relaxed) } }
         let deadline = MonotonicClock.nanoseconds(after: Self.roomWait)
         // Room comes from the whole table's rounds when it is full, else from the uid's own.
         while pruner.mayFreeRoom(for: inodes.isFull ? nil : uid), MonotonicClock.nanoseconds() < deadline {
