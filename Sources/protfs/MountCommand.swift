@@ -110,7 +110,7 @@ enum MountCommand {
             let snapshots = SnapshotGate()
             fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
                                              snapshots: snapshots, reportDamage: { log.damage($0) })
-            adapter = FuseAdapter(fileSystem: fileSystem, log: log)
+            adapter = FuseAdapter(fileSystem: fileSystem, log: log, privilege: MountPrivilege(owner: getuid()))
             let items = ItemStore(vault: vault, controller: controller, snapshots: snapshots, privilegedOwners: [0, getuid()],
                                   reportDamage: { log.damage($0) })
             // A passcode removal interrupted before its items went: finish it.
@@ -165,7 +165,8 @@ private func failed(_ error: some CommandError) -> ExitCode {
 /// blocked, for the session's watcher thread to take. And it may hold as many descriptors as
 /// the hard limit allows: every inode the kernel knows and every open file keeps a backing
 /// descriptor. The node table stays under the limit (it asks the kernel to forget little-used
-/// inodes, `InodePruner`), and the more it may hold, the fewer lookups that costs.
+/// inodes, `InodePruner`), and the more it may hold, the fewer lookups that costs; what
+/// each user may pin of it is cut from the raised limit (`DescriptorShares`).
 /// Its threads share two malloc arenas: glibc gives each new thread an arena of its own (up
 /// to 8 per core), and with the request loop's workers, each keeping the memory it once
 /// used, that made the daemon's resident set grow with the number of threads ever busy.
