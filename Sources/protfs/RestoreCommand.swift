@@ -25,11 +25,23 @@ enum RestoreCommand {
         let restored = try VaultRestore.restore(archive: operands[0], backing: operands[1],
                                                 deviceKeyPath: arguments.value("--device-key"), passphrase: passphrase,
                                                 passcodeAtHand: noPasscode || arguments.value("--passcode-file") != nil,
-                                                passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try passcodes.readNew() })
+                                                passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try passcodes.readNew() },
+                                                report: warn)
         print("Restored \(restored.entries) objects of vault \(restored.vaultID) into \(operands[1]).")
+        if restored.setIDBitsCleared > 0 {
+            writeError("protfs restore: warning: cleared the set-user-ID and set-group-ID bits the archive gave "
+                       + "\(restored.setIDBitsCleared) objects: a restore never makes them\n")
+        }
         if restored.deviceKeyCreated {
             writeError("protfs restore: created the device key \(restored.deviceKeyPath). Back it up and keep it private: "
                        + "losing it loses the vault, class none included.\n")
         }
+    }
+
+    /// Each entry left out or given to the restoring user, named as it is in the archive
+    /// (set-id bits are counted once at the end instead).
+    private static func warn(_ finding: ArchiveFinding) {
+        if case .setIDBits = finding.problem { return }
+        writeError("protfs restore: warning: \(finding)\n")
     }
 }
