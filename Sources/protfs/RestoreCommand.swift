@@ -27,7 +27,8 @@ enum RestoreCommand {
                                                 passcodeAtHand: noPasscode || arguments.value("--passcode-file") != nil,
                                                 passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try passcodes.readNew() },
                                                 report: warn)
-        print("Restored \(restored.entries) objects of vault \(restored.vaultID) into \(operands[1]).")
+        let leftOut = restored.entriesLeftOut > 0 ? " (\(restored.entriesLeftOut) left out, as the warnings say)" : ""
+        print("Restored \(restored.entries - restored.entriesLeftOut) objects of vault \(restored.vaultID) into \(operands[1])\(leftOut).")
         if restored.setIDBitsCleared > 0 {
             writeError("protfs restore: warning: cleared the set-user-ID and set-group-ID bits the archive gave "
                        + "\(restored.setIDBitsCleared) objects: a restore never makes them\n")

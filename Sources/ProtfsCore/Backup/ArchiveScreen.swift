@@ -40,6 +40,7 @@ struct ArchiveScreen {
     let keys: FilesystemKeys
     private let report: (ArchiveFinding) -> Void
     private(set) var setIDBitsCleared: UInt64 = 0
+    private(set) var entriesLeftOut: UInt64 = 0
     /// The backing root's owner in the archive: the daemon writes all its records as that user.
     private var archiveOwner: UInt32?
 
@@ -116,7 +117,7 @@ struct ArchiveScreen {
     }
 
     /// Whether the bytes of a `.record` verdict's file are a record the daemon reads.
-    func accepts(_ bytes: [UInt8], path: String, folder: String, name: String) -> Bool {
+    mutating func accepts(_ bytes: [UInt8], path: String, folder: String, name: String) -> Bool {
         guard ReservedFolderEntry.isWellFormed(bytes, named: name, in: folder, vaultID: vaultID, keys: keys) else {
             leaveOut(path, .recordMalformed)
             return false
@@ -125,7 +126,7 @@ struct ArchiveScreen {
     }
 
     /// Symlinks have no mode of their own to screen; only vault entries may be one.
-    func symlink(_ path: String, _ attributes: BackupAttributes) -> BackupAttributes? {
+    mutating func symlink(_ path: String, _ attributes: BackupAttributes) -> BackupAttributes? {
         guard Self.place(of: path) == .vault else {
             leaveOut(path, .notARecord)
             return nil
@@ -148,7 +149,7 @@ struct ArchiveScreen {
     }
 
     /// A second name of a vault file: neither name may be one of the daemon's.
-    func hardLink(_ path: String, to first: String) -> Bool {
+    mutating func hardLink(_ path: String, to first: String) -> Bool {
         guard Self.place(of: path) == .vault, Self.place(of: first) == .vault else {
             leaveOut(path, .notARecord)
             return false
@@ -179,7 +180,8 @@ struct ArchiveScreen {
         return kept
     }
 
-    private func leaveOut(_ path: String, _ problem: ArchiveFinding.Problem) {
+    private mutating func leaveOut(_ path: String, _ problem: ArchiveFinding.Problem) {
+        entriesLeftOut += 1
         report(ArchiveFinding(path: path, problem: problem))
     }
 }

@@ -12,6 +12,8 @@ public enum VaultRestore {
         public let deviceKeyCreated: Bool
         /// Objects made without the set-user-ID or set-group-ID bits the archive gave them.
         public let setIDBitsCleared: UInt64
+        /// Entries not made (each reported).
+        public let entriesLeftOut: UInt64
     }
 
     /// Opens the archive and checks the passphrase (exit 3 when wrong) through the delays of
@@ -131,7 +133,8 @@ public enum VaultRestore {
                 try restored.write(in: root, backingPath: backing)
             }
             return Restored(vaultID: keys.vaultID, entries: replay.entryCount, deviceKeyPath: deviceKeyFile.path,
-                            deviceKeyCreated: deviceKeyCreated, setIDBitsCleared: replay.screen.setIDBitsCleared)
+                            deviceKeyCreated: deviceKeyCreated, setIDBitsCleared: replay.screen.setIDBitsCleared,
+                            entriesLeftOut: replay.screen.entriesLeftOut)
         } catch {
             removeContents(of: root)
             for name in (try? root.extendedAttributeNames()) ?? [] { try? root.removeExtendedAttribute(name) }
