@@ -55,6 +55,25 @@ struct HostileArchiveTests {
         #expect(restored.item("get", ["--service", "restore", "--account", "kept"]).stdout == Self.secret)
     }
 
+    @Test("a file size or an extent offset that overflows is damage: refused, not a crash, nothing left", arguments: [
+        "huge-size", "huge-offset",
+    ])
+    func overflowingSizesAreDamage(craft: String) throws {
+        let scratch = try TestVault(initialize: false)
+        let passphraseFile = scratch.root.path + "/backup-passphrase"
+        try "a backup passphrase\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
+        let archive = scratch.root.path + "/crafted"
+        let made = CommandRunner.script("craft-archive.py", [archive, passphraseFile, craft])
+        try #require(made.succeeded, "\(made.stderr)")
+        let result = BackupTests.restore(archive, into: scratch.backing, deviceKey: scratch.deviceKey,
+                                         passcodeFile: scratch.passcodeFile, passphraseFile: passphraseFile)
+        #expect(result.status == 8, "exit \(result.status): \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.backing), "\(scratch.backing) left behind")
+        let verified = CommandRunner.run(TestVault.protfs, ["backup", "--verify", archive, "--device-key", scratch.deviceKey,
+                                                            "--backup-passphrase-file", passphraseFile])
+        #expect(verified.status == 8, "exit \(verified.status): \(verified.stderr)")
+    }
+
     /// A vault with a set-uid tool, a set-gid directory, a FIFO and an item, planted as its
     /// owner could (`plant-restore-hazards.sh`), backed up by protfs itself. Returns the name
     /// of the planted malformed record too.

@@ -66,6 +66,8 @@ final class ArchiveReplay {
         let attributes = try reader.readAttributes()
         let extendedAttributes = try reader.readExtendedAttributes()
         let size = try reader.readInteger(UInt64.self)
+        // Sizes and offsets are the author's: none may overflow where they become an off_t.
+        guard size <= UInt64(Int64.max) else { throw .damaged("a file is larger than any file can be") }
         let verdict = screen.file(path, attributes, size: size)
         var record: [UInt8] = []
         switch verdict {
@@ -79,7 +81,7 @@ final class ArchiveReplay {
             let offset = try reader.readInteger(UInt64.self)
             let length = try reader.readInteger(UInt64.self)
             if length == 0 { break }
-            guard length <= UInt64(VaultBackup.pieceByteCount), offset >= end, offset + length <= size else {
+            guard length <= UInt64(VaultBackup.pieceByteCount), offset >= end, offset <= size, length <= size - offset else {
                 throw .damaged("a file's data is out of order")
             }
             if hasHeader && end == 0 {
