@@ -1,5 +1,4 @@
 import ProtfsFormat
-import ProtfsSystem
 
 /// What the daemon's own folders in the backing root (`protfs.items`, `protfs.links`) may
 /// hold: records directly inside, each a regular file named as the folder names its records,
