@@ -145,6 +145,12 @@ public enum SymlinkTarget {
         (1...maximumTargetLength).contains(sealedLength - XChaCha20Poly1305.overhead)
     }
 
+    /// The largest blob in `protfs.links`: a sealed target of the longest length.
+    package static let maximumBlobByteCount = maximumTargetLength + XChaCha20Poly1305.overhead
+
+    /// Whether a blob of `byteCount` bytes could hold a sealed target (without any key).
+    package static func isPlausibleBlob(byteCount: Int) -> Bool { isPlausible(sealedLength: byteCount) }
+
     /// The link id of an out-of-line target, `@<32 lowercase hex digits>` in either format,
     /// else nil (fsck collects them to find blobs no symlink refers to).
     package static func linkID(of backingTarget: String) -> ObjectID? {
@@ -174,7 +180,7 @@ public enum SymlinkTarget {
     }
 
     private static func blob(_ linkID: ObjectID, root: FileDescriptor) throws(Errno) -> [UInt8] {
-        let maximumSize = maximumTargetLength + XChaCha20Poly1305.overhead
+        let maximumSize = maximumBlobByteCount
         do throws(Errno) {
             let links = try openLinksDirectory(in: root, creating: false)
             defer { links.close() }

@@ -19,9 +19,14 @@ enum BackupCommand {
         let passphrases = PasscodeReader(passcodeFile: arguments.value("--backup-passphrase-file"))
         if arguments.isSet("--verify") {
             let archive = try arguments.operands("ARCHIVE")[0]
+            var findings = 0
             let entries = try VaultRestore.verify(archive: archive, passphrase: try passphrases.read(prompt: "Backup passphrase: "),
-                                                  deviceKeyPath: arguments.value("--device-key"))
-            print("\(archive): intact (\(entries) objects)")
+                                                  deviceKeyPath: arguments.value("--device-key")) { finding in
+                findings += 1
+                print("finding: \(finding)")
+            }
+            print("\(archive): intact (\(entries) objects)"
+                  + (findings > 0 ? "; \(findings) findings: a restore leaves out or changes the entries above" : ""))
             return
         }
         let operands = try arguments.operands("BACKING", "ARCHIVE")

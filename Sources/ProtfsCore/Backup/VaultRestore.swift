@@ -10,6 +10,10 @@ public enum VaultRestore {
         public let entries: UInt64
         public let deviceKeyPath: String
         public let deviceKeyCreated: Bool
+        /// Objects made without the set-user-ID or set-group-ID bits the archive gave them.
+        public let setIDBitsCleared: UInt64
+        /// Entries not made (each reported).
+        public let entriesLeftOut: UInt64
     }
 
     /// Opens the archive and checks the passphrase (exit 3 when wrong) through the delays of
@@ -44,11 +48,14 @@ public enum VaultRestore {
     }
 
     /// Reads the whole archive and checks every chunk, record and file header; writes nothing.
-    public static func verify(archive: String, passphrase: SecureBuffer, deviceKeyPath: String?) throws(BackupError) -> UInt64 {
+    /// Each entry a restore would leave out or change goes to `report`, as it is read.
+    public static func verify(archive: String, passphrase: SecureBuffer, deviceKeyPath: String?,
+                              report: @escaping (ArchiveFinding) -> Void) throws(BackupError) -> UInt64 {
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
         defer { file.close() }
-        let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), maker: nil)
+        let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), screen: screen(keys, report),
+                                   maker: nil)
         try replay.run()
         return replay.entryCount
     }
@@ -58,9 +65,10 @@ public enum VaultRestore {
     /// for once the passphrase is known to be right unless `passcodeAtHand` (it reads no
     /// prompt: it is then asked for first, and stretched while the passphrase is). A wrong
     /// passphrase is told before anything is made; any later failure removes what was made.
+    /// Each entry left out or changed (`ArchiveScreen`) goes to `report` as it is read.
     public static func restore<PasscodeError: Error>(
         archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer, passcodeAtHand: Bool = false,
-        passcode: () throws(PasscodeError) -> SecureBuffer?
+        passcode: () throws(PasscodeError) -> SecureBuffer?, report: @escaping (ArchiveFinding) -> Void = { _ in }
     ) throws -> Restored {
         let existed = try checkDestination(backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
@@ -113,7 +121,8 @@ public enum VaultRestore {
                                                              classBPublicKey: keys.classBPublicKey))
             let maker = try RestoreMaker(into: target)
             defer { maker.stop() }
-            let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), maker: maker)
+            let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport),
+                                       screen: screen(keys, report), maker: maker)
             try replay.run()
             try maker.finish()
             guard let restored = try keybagMade.take()?.get() else { preconditionFailure("no keybag from its derivation") }
@@ -124,7 +133,8 @@ public enum VaultRestore {
                 try restored.write(in: root, backingPath: backing)
             }
             return Restored(vaultID: keys.vaultID, entries: replay.entryCount, deviceKeyPath: deviceKeyFile.path,
-                            deviceKeyCreated: deviceKeyCreated)
+                            deviceKeyCreated: deviceKeyCreated, setIDBitsCleared: replay.screen.setIDBitsCleared,
+                            entriesLeftOut: replay.screen.entriesLeftOut)
         } catch {
             removeContents(of: root)
             for name in (try? root.extendedAttributeNames()) ?? [] { try? root.removeExtendedAttribute(name) }
@@ -132,6 +142,11 @@ public enum VaultRestore {
             if deviceKeyCreated { unlink(deviceKeyFile.path) }
             throw error
         }
+    }
+
+    /// Item records are checked under the archive's filesystem key, which the new vault keeps.
+    private static func screen(_ keys: VaultKeys, _ report: @escaping (ArchiveFinding) -> Void) -> ArchiveScreen {
+        ArchiveScreen(vaultID: keys.vaultID, keys: FilesystemKeys(filesystemKey: keys.filesystem), report: report)
     }
 
     private static func transportKeyring(_ keys: VaultKeys, _ transport: LockedKey) -> ClassKeyring {

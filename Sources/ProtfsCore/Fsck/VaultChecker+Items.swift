@@ -26,13 +26,12 @@ extension VaultChecker {
         for name in names {
             guard let status = try? directory.status(of: name) else { continue }
             let place = Location.daemonFile(backingPath: ReservedNames.items + "/" + name)
-            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile {
-                removeTemporary(name, in: directory)
-            } else if ItemIdentity.isRecordName(name), status.isRegularFile {
+            switch ReservedFolderEntry.classify(name, in: ReservedNames.items, isRegularFile: status.isRegularFile) {
+            case .temporary: removeTemporary(name, in: directory)
+            case .record:
                 report.items += 1
                 checkItem(name, in: directory, location: place)
-            } else {
-                record(.foreign, at: place)
+            case .foreign: record(.foreign, at: place)
             }
         }
     }

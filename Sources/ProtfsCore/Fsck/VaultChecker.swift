@@ -302,18 +302,17 @@ public final class VaultChecker {
         for name in names {
             let location = Location.daemonFile(backingPath: ReservedNames.links + "/" + name)
             guard let status = try? links.status(of: name) else { continue }
-            if name.hasPrefix(ReservedNames.temporaryPrefix), status.isRegularFile {
-                removeTemporary(name, in: links)
-            } else if let linkID = SymlinkTarget.linkID(of: "@" + name), status.isRegularFile {
-                if everySymlinkSeen, !referencedLinks.contains(linkID) {
-                    if temporaryLinks.contains(linkID) {
-                        removeTemporary(name, in: links)
-                    } else {
-                        moveToLostAndFound(name, in: links, location: location, problem: .orphanLinkBlob)
-                    }
+            switch ReservedFolderEntry.classify(name, in: ReservedNames.links, isRegularFile: status.isRegularFile) {
+            case .temporary: removeTemporary(name, in: links)
+            case .record:
+                guard let linkID = SymlinkTarget.linkID(of: "@" + name), everySymlinkSeen, !referencedLinks.contains(linkID)
+                else { continue }
+                if temporaryLinks.contains(linkID) {
+                    removeTemporary(name, in: links)
+                } else {
+                    moveToLostAndFound(name, in: links, location: location, problem: .orphanLinkBlob)
                 }
-            } else {
-                record(.foreign, at: location)
+            case .foreign: record(.foreign, at: location)
             }
         }
     }

@@ -78,10 +78,16 @@ struct ItemRecord: Sendable, Equatable {
                      keys: FilesystemKeys) throws(Errno) -> (ItemRecord, ItemMetadata) {
         let file = try FileDescriptor.openRegularFile(name, in: directory)
         defer { file.close() }
-        let bytes = try file.readAll(limit: maximumByteCount)
+        return try open(try file.readAll(limit: maximumByteCount), recordName: name, vaultID: vaultID, keys: keys)
+    }
+
+    /// The record in `bytes`, named `recordName`, with its attributes authenticated; `EIO`
+    /// for anything malformed or sealed for another name or vault.
+    static func open(_ bytes: [UInt8], recordName: String, vaultID: ObjectID,
+                     keys: FilesystemKeys) throws(Errno) -> (ItemRecord, ItemMetadata) {
         guard bytes.count <= maximumByteCount else { throw .io }
         let record = try ItemRecord(parsing: bytes)
-        return (record, try record.openMetadata(recordName: name, vaultID: vaultID, keys: keys))
+        return (record, try record.openMetadata(recordName: recordName, vaultID: vaultID, keys: keys))
     }
 
     // MARK: sealing
