@@ -80,11 +80,22 @@ extension FuseAdapter {
             guard let handle = Self.handle(fi) else { throw .badFile }
             // A writer without CAP_FSETID through a direct-I/O descriptor: the kernel leaves the
             // set-ID bits to us (through the page cache it drops them itself, by a SETATTR).
-            let flags = RequestLoop.writeArguments(precedingPayload: data).write_flags
-            if flags & UInt32(FUSE_WRITE_KILL_SUIDGID) != 0, try fileSystem.dropSetIDBits(of: handle.node, writtenBy: Self.caller(req)), let session {
+            let arguments = RequestLoop.writeArguments(precedingPayload: data)
+            if arguments.write_flags & UInt32(FUSE_WRITE_KILL_SUIDGID) != 0,
+               try fileSystem.dropSetIDBits(of: handle.node, writtenBy: Self.caller(req)), let session {
                 _ = fuse_lowlevel_notify_inval_inode(session, id, -1, 0)
             }
             try fileSystem.write(handle, UnsafeRawBufferPointer(start: data, count: size), at: Int64(offset))
+            // The kernel drops a direct write's range from its page cache before it sends the
+            // write, and again after it only for a synchronous one: a buffered read racing an
+            // asynchronous (AIO, io_uring) write can cache the old bytes in between, and they
+            // would outlive its completion. So the range goes again here, before the reply
+            // completes the write; only for a file the kernel may cache (a writeback of its own
+            // pages, FUSE_WRITE_CACHE, is no direct write).
+            if arguments.write_flags & UInt32(FUSE_WRITE_CACHE) == 0, bypassesPageCache(openFlags: Int32(bitPattern: arguments.flags)),
+               handle.node.openedThroughPageCache.load(ordering: .relaxed), let session {
+                _ = fuse_lowlevel_notify_inval_inode(session, id, offset, off_t(size))
+            }
             fuse_reply_write(req, size)
         }
     }

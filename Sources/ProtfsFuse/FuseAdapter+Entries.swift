@@ -114,10 +114,12 @@ extension FuseAdapter {
         respond(req) { () throws(Errno) in
             let renameFlags = FileDescriptor.RenameFlags(rawValue: flags)
             guard !renameFlags.contains(.whiteout) else { throw .invalid }
-            let moved = try fileSystem.rename(Self.name(name), in: node(parent), to: Self.name(newName),
-                                              in: node(newParent), flags: renameFlags)
-            // The kernel keeps its node for the renamed symlink: it now names the new object.
-            if let moved { inodes.replaceNode(of: moved.formerIdentity, with: moved.node) }
+            // The kernel keeps its node for a renamed symlink: it now opens at its new place
+            // (and names a new object if the rename upgraded an older format).
+            try fileSystem.rename(Self.name(name), in: node(parent), to: Self.name(newName),
+                                  in: node(newParent), flags: renameFlags) { moved in
+                inodes.replaceNode(of: moved.formerIdentity, with: moved.node)
+            }
             fuse_reply_err(req, 0)
         }
     }

@@ -220,10 +220,16 @@ public final class FuseAdapter: Sendable {
         // of a range written, and maps direct-I/O files shared (an O_DIRECT descriptor must
         // map: without FUSE_DIRECT_IO_ALLOW_MMAP, mmap says ENODEV).
         // Older kernels do O_DIRECT through the page cache's direct path, coherent too.
-        if directIOCoherent.load(ordering: .acquiring),
-           fi.pointee.flags & protfs_O_DIRECT != 0 || fi.pointee.flags & O_ACCMODE == O_WRONLY {
+        if bypassesPageCache(openFlags: fi.pointee.flags) {
             fi.pointee.direct_io = 1
+        } else {
+            handle.node.openedThroughPageCache.store(true, ordering: .relaxed)
         }
+    }
+
+    /// Whether a descriptor opened with `openFlags` gets direct I/O (see `store`).
+    func bypassesPageCache(openFlags flags: Int32) -> Bool {
+        directIOCoherent.load(ordering: .acquiring) && (flags & protfs_O_DIRECT != 0 || flags & O_ACCMODE == O_WRONLY)
     }
 }
 

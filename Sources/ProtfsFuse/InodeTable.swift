@@ -119,8 +119,14 @@ final class InodeTable: Sendable {
     }
 
     /// Makes the id that names the backing object `identity` name `node` instead (a symlink
-    /// that a rename made anew), and lets the former node go.
+    /// that a rename made anew), and lets the former node go; for the same object, takes
+    /// `node`'s symlink location (a symlink renamed in place).
     func replaceNode(of identity: BackingNode.Identity, with node: BackingNode) {
+        if identity == node.identity {
+            let kept = state.withLock { s in s.byIdentity[identity].flatMap { s.byID[$0]?.node } }
+            if let kept, kept !== node, let location = node.symlinkLocation { kept.symlinkLocation = location }
+            return
+        }
         let released: BackingNode? = state.withLock { s in
             guard let id = s.byIdentity[identity], s.byIdentity[node.identity] == nil, let entry = s.byID[id] else { return nil }
             s.byIdentity[identity] = nil

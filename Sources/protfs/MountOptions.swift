@@ -82,6 +82,9 @@ struct MountOptions {
             case "strictatime":
                 throw UsageError("option 'strictatime' cannot be honoured: reads served from the kernel's page cache never "
                                  + "reach protfs; use relatime (the default) or noatime")
+            case "suid":
+                throw UsageError("option 'suid' cannot be honoured: a protfs mount is always nosuid, since whoever can "
+                                 + "write the backing directory could plant a set-user-ID program there; remove 'suid'")
             case "default_permissions", "auto_unmount", "subtype", "fsname":
                 break  // always set by protfs itself
             default: fuseOptions.append(option)

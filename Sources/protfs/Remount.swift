@@ -9,7 +9,8 @@ import ProtfsSystem
 /// MOUNTPOINT` runs through `mount.protfs`: switches the live protfs mount read-only or back
 /// with mount(2) `MS_REMOUNT`, which the kernel applies to the FUSE superblock itself (writes
 /// then fail with EROFS before they reach the daemon); the daemon goes on serving. Never a
-/// second mount. Only `ro`/`rw` change: the other options were fixed when the daemon started.
+/// second mount. Only `ro`/`rw` change: the other options were fixed when the daemon started,
+/// and a warning names those given that differ from what the daemon runs with.
 enum Remount {
     static func apply(_ options: MountOptions) -> ExitCode {
         guard let mountpoint = MountPointChecks.canonical(options.mountpoint),
@@ -22,7 +23,9 @@ enum Remount {
             report("\(mountpoint) serves \(served), not \(backing); nothing was changed")
             return .failure
         }
-        let ignored = options.givenOwnOptions + options.fuseOptions
+        // Options repeated as they are in force (mount(8) passes fstab's along) are no change.
+        let given = options.givenOwnOptions + options.fuseOptions
+        let ignored = given.isEmpty ? [] : RunningMountOptions(mountpoint: mountpoint)?.differing(in: options) ?? given
         if !ignored.isEmpty {
             report("warning: a remount changes only ro and rw; these stay as mounted: \(ignored.joined(separator: ","))")
         }

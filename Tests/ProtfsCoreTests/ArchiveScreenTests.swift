@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsSystem
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 

@@ -229,20 +229,21 @@ struct DecoderFuzzTests {
         #expect(names.isEmpty && stored.isEmpty && sealed.isEmpty, "\(names + stored + sealed)")
     }
 
-    @Test("SymlinkTarget.load and plaintextLength, inline and out of line, formats 1 and 2")
+    @Test("SymlinkTarget.load and plaintextLength, inline and out of line, formats 1, 2 and 3")
     func symlinkTargets() throws {
         try withScratchDirectory { root in
             let location = SymlinkLocation(vaultID: .random(), directoryID: .random(), name: Array("link".utf8))
             let targets = [1, 100, 2900].map { sampleName(length: $0) }
-            let inline = try targets.map { try SymlinkTarget.store(target: $0, at: location, keys: filesystemKeys, root: root) }
+            let inline = try targets.map { try FormatTwoSymlinkTarget.store(target: $0, at: location, keys: filesystemKeys, root: root) }
             let formatOneInline = try targets.map { try FormatOneSymlinkTarget.store(target: $0, keys: filesystemKeys, root: root) }
             let longTarget = sampleName(length: SymlinkTarget.maximumTargetLength, seed: 3)
-            let outOfLine = try SymlinkTarget.store(target: longTarget, at: location, keys: filesystemKeys, root: root)
+            let outOfLine = try FormatTwoSymlinkTarget.store(target: longTarget, at: location, keys: filesystemKeys, root: root)
+            let movable = try SymlinkTarget.store(target: longTarget, at: location, keys: filesystemKeys, root: root)
             let formatOneOutOfLine = try FormatOneSymlinkTarget.store(target: longTarget, keys: filesystemKeys, root: root)
             let links = try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory])
             defer { links.close() }
 
-            let samples = inline + formatOneInline + [outOfLine, formatOneOutOfLine]
+            let samples = inline + formatOneInline + [outOfLine, formatOneOutOfLine, movable]
             let backingTargets = fuzz("symlink backing targets", samples: samples.map { Array($0.utf8) }) { input in
                 let backing = String(decoding: input, as: UTF8.self)
                 let length = SymlinkTarget.plaintextLength(backingTarget: backing, root: root)
@@ -254,7 +255,7 @@ struct DecoderFuzzTests {
                 return length == target.count ? nil : "getattr would show \(String(describing: length)) for a \(target.count)-byte target"
             }
             var blobs: [String] = []
-            for (format, backing) in [("2", outOfLine), ("1", formatOneOutOfLine)] {
+            for (format, backing) in [("3", movable), ("2", outOfLine), ("1", formatOneOutOfLine)] {
                 let linkID = try #require(SymlinkTarget.linkID(of: backing))
                 let blob = try links.readAllOf(linkID.description)
                 blobs += fuzz("symlink blobs, format \(format)", samples: [blob]) { contents in

@@ -345,9 +345,10 @@ import ProtfsTestSupport
     @Test func symlinkTargetsAndOutOfLineBlobs() throws {
         let f = try Fixture()
         let link = try f.backingPath("link"), longlink = try f.backingPath("longlink")
-        let blob = String(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(longlink)).dropFirst(3))  // "2.@<hex>"
-        // The short link's target replaced by another sealed-looking one; the long link's
-        // name damaged, so it goes to lost+found with its blob still in protfs.links.
+        let blob = String(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(longlink)).dropFirst(3))  // "3.@<hex>"
+        // The short link's target (and blob) replaced by another sealed-looking one; the long
+        // link's name damaged, so it goes to lost+found with its blob still in protfs.links.
+        try f.remove(ReservedNames.links + "/" + String(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(link)).dropFirst(3)))
         try f.remove(link)
         guard symlink(Base64URL.encode([UInt8](repeating: 7, count: 60)), f.full(link)) == 0 else { throw Errno.current }
         let damagedLong = try f.damageName(longlink)
@@ -372,7 +373,7 @@ import ProtfsTestSupport
     }
 
     /// Symlinks as builds before format 2 wrote them (their targets sealed to no location)
-    /// are no damage: counted, and rewritten in format 2 by `--repair` with their owner and
+    /// are no damage: counted, and rewritten in format 3 by `--repair` with their owner and
     /// times, the old out-of-line target removed; a temporary symlink left by an interrupted
     /// rewrite is housekeeping.
     @Test func formatOneSymlinksAreCountedAndUpgraded() throws {
@@ -402,17 +403,18 @@ import ProtfsTestSupport
         let repaired = try f.check(repair: true)
         #expect(repaired.findings.isEmpty && repaired.exitCode == .success)
         #expect((repaired.formatOneSymlinks, repaired.symlinksUpgraded) == (0, 2))
-        #expect(repaired.summary.hasSuffix("; 2 symlinks rewritten in format 2"))
+        #expect(repaired.summary.hasSuffix("; 2 symlinks rewritten in format 3"))
         let root = try FileDescriptor.open(path: f.backing, [.readOnly, .directory])
         defer { root.close() }
         let newLong = try root.readSymlink(longlink)
-        #expect(try root.readSymlink(link).hasPrefix("2.") && newLong.hasPrefix("2.@"))
+        #expect(try root.readSymlink(link).hasPrefix("3.@") && newLong.hasPrefix("3.@"))
         let status = try root.status(of: link)
         #expect((status.st_mtim.tv_sec, status.st_mtim.tv_nsec) == (1_000_000_001, 7), "its access time moves when it is read")
         #expect(status.st_uid == getuid())
         let links = try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory])
         defer { links.close() }
-        #expect(try links.entryNames() == [String(newLong.dropFirst(3))], "the old blob is gone, the new one in place")
+        #expect(Set(try links.entryNames()) == Set([try root.readSymlink(link), newLong].map { String($0.dropFirst(3)) }),
+                "the old blob is gone, the new ones in place")
         #expect(try !root.entryNames().contains { $0.hasPrefix(ReservedNames.temporaryPrefix) })
 
         let again = try f.check()
@@ -429,13 +431,14 @@ import ProtfsTestSupport
     @Test func symlinkTargetsOfANewerFormatAreLeftAlone() throws {
         let f = try Fixture()
         let link = try f.backingPath("link")
+        try f.remove(ReservedNames.links + "/" + String(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(link)).dropFirst(3)))
         try f.remove(link)
-        guard symlink("3.AAAAAAAA", f.full(link)) == 0 else { throw Errno.current }
+        guard symlink("4.AAAAAAAA", f.full(link)) == 0 else { throw Errno.current }
         let report = try f.check(repair: true)
         #expect(problems(report) == ["/link": .symlinkTargetNewer])
         #expect(report.findings.first?.outcome == .notRepaired && report.findings.first?.line.hasPrefix("unchecked: /link: ") == true)
         #expect(report.exitCode == .failure)
-        #expect(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(link)) == "3.AAAAAAAA")
+        #expect(try FileDescriptor.currentWorkingDirectory.readSymlink(f.full(link)) == "4.AAAAAAAA")
     }
 
     // MARK: directories

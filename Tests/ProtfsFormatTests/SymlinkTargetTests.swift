@@ -5,6 +5,8 @@ import ProtfsSystem
 import ProtfsTestSupport
 @testable import ProtfsFormat
 
+/// Format 2, which earlier builds wrote and every build still reads (format 3, written now:
+/// `MovableSymlinkTargetTests`).
 @Suite struct SymlinkTargetTests {
     let keys = randomFilesystemKeys()
     let location = SymlinkLocation(vaultID: .random(), directoryID: .random(), name: Array("link".utf8))
@@ -16,7 +18,7 @@ import ProtfsTestSupport
     func roundTripsThroughARealSymlink(length: Int) throws {
         try withScratchDirectory { root in
             let target = sampleName(length: length, seed: length)
-            let backingTarget = try SymlinkTarget.store(target: target, at: location, keys: keys, root: root)
+            let backingTarget = try FormatTwoSymlinkTarget.store(target: target, at: location, keys: keys, root: root)
             try root.makeSymlink("link", target: backingTarget)
             let readBack = try root.readSymlink("link")
             #expect(readBack == backingTarget)
@@ -44,14 +46,14 @@ import ProtfsTestSupport
         }
     }
 
-    /// docs/FORMAT.md: a sealed target opens only for the symlink it was sealed for, so one
+    /// A sealed target opens only for the symlink it was sealed for, so one
     /// copied to another symlink (in another directory, under another name, in another vault
     /// with the same filesystem key, or read where the location is unknown) is damage.
     @Test(arguments: [100, 3500])
     func opensOnlyWhereItWasSealed(length: Int) throws {
         try withScratchDirectory { root in
             let target = sampleName(length: length, seed: 5)
-            let backingTarget = try SymlinkTarget.store(target: target, at: location, keys: keys, root: root)
+            let backingTarget = try FormatTwoSymlinkTarget.store(target: target, at: location, keys: keys, root: root)
             let elsewhere = [
                 SymlinkLocation(vaultID: location.vaultID, directoryID: location.directoryID, name: Array("other".utf8)),
                 SymlinkLocation(vaultID: location.vaultID, directoryID: .random(), name: location.name),
@@ -72,7 +74,7 @@ import ProtfsTestSupport
         try withScratchDirectory { root in
             let linkID = ObjectID.random()
             let long = SymlinkLocation(vaultID: location.vaultID, directoryID: location.directoryID, name: linkID.bytes + location.name)
-            let inline = try SymlinkTarget.store(target: Array("/etc".utf8), at: long, keys: keys, root: root)
+            let inline = try FormatTwoSymlinkTarget.store(target: Array("/etc".utf8), at: long, keys: keys, root: root)
             try root.makeDirectory("protfs.links", mode: 0o700)
             let links = try FileDescriptor.open("protfs.links", in: root, [.readOnly, .directory])
             defer { links.close() }
@@ -104,12 +106,12 @@ import ProtfsTestSupport
 
     /// A later version will be marked `N.`: such a target is told from damage without a key.
     @Test func newerFormatsAreToldApart() throws {
-        for newer in ["3.AAAA", "17.@00", "3."] { #expect(SymlinkTarget.isNewerFormat(newer), "\(newer)") }
-        for other in ["2.AAAA", "1.AAAA", "AAAA", "@0011", ".3", "+3.AA", "x3.AA", "99999.AA", "3", ""] {
+        for newer in ["4.AAAA", "17.@00", "4."] { #expect(SymlinkTarget.isNewerFormat(newer), "\(newer)") }
+        for other in ["3.AAAA", "2.AAAA", "1.AAAA", "AAAA", "@0011", ".3", "+3.AA", "x3.AA", "99999.AA", "3", ""] {
             #expect(!SymlinkTarget.isNewerFormat(other), "\(other)")
         }
         #expect(throws: Errno.io) {
-            try SymlinkTarget.load(backingTarget: "3.AAAA", at: location, keys: keys, root: .currentWorkingDirectory)
+            try SymlinkTarget.load(backingTarget: "4.AAAA", at: location, keys: keys, root: .currentWorkingDirectory)
         }
     }
 
@@ -124,7 +126,7 @@ import ProtfsTestSupport
 
     @Test func tamperedInlineTargetsFail() throws {
         try withScratchDirectory { root in
-            let backingTarget = try SymlinkTarget.store(target: Array("/etc/passwd".utf8), at: location, keys: keys, root: root)
+            let backingTarget = try FormatTwoSymlinkTarget.store(target: Array("/etc/passwd".utf8), at: location, keys: keys, root: root)
             let sealed = try #require(Base64URL.decode(String(backingTarget.dropFirst(2))))
             for index in sealed.indices {
                 var tampered = sealed
@@ -147,8 +149,8 @@ import ProtfsTestSupport
 
     @Test func tamperedOutOfLineTargetsFail() throws {
         try withScratchDirectory { root in
-            let first = try SymlinkTarget.store(target: sampleName(length: 3500, seed: 1), at: location, keys: keys, root: root)
-            let second = try SymlinkTarget.store(target: sampleName(length: 3600, seed: 2), at: location, keys: keys, root: root)
+            let first = try FormatTwoSymlinkTarget.store(target: sampleName(length: 3500, seed: 1), at: location, keys: keys, root: root)
+            let second = try FormatTwoSymlinkTarget.store(target: sampleName(length: 3600, seed: 2), at: location, keys: keys, root: root)
             let links = try FileDescriptor.open("protfs.links", in: root, [.readOnly, .directory])
             defer { links.close() }
             let firstBlob = String(first.dropFirst(3)), secondBlob = String(second.dropFirst(3))
@@ -196,7 +198,7 @@ import ProtfsTestSupport
 
     @Test func removeBlobIgnoresInlineTargets() throws {
         try withScratchDirectory { root in
-            let inline = try SymlinkTarget.store(target: Array("x".utf8), at: location, keys: keys, root: root)
+            let inline = try FormatTwoSymlinkTarget.store(target: Array("x".utf8), at: location, keys: keys, root: root)
             SymlinkTarget.removeBlob(backingTarget: inline, root: root)
             #expect(try root.entryNames().isEmpty)
         }

@@ -232,6 +232,39 @@ struct MountCommandTests {
         #expect(elsewhere.status == 1 && elsewhere.stderr.contains("is not a protfs mount"), "\(elsewhere.stderr)")
     }
 
+    /// `mount -o remount MOUNTPOINT` passes fstab's options along: repeated as they are in force
+    /// they are no change, so nothing is said; one that differs is named.
+    @Test("a remount repeating the options in force is silent; one that differs is named")
+    func remountWithOptionsInForce() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let inForce = "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"
+        let same = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint, "-o", "remount,ro," + inForce])
+        #expect(same.succeeded && same.stderr.isEmpty, "\(same.stderr)")
+        #expect(kernelOptions(vault.mountpoint)?.contains("ro") == true)
+        let other = CommandRunner.run(TestVault.protfs, ["mount", vault.backing, vault.mountpoint,
+                                                         "-o", "remount,rw,grace=77,allow_other," + inForce])
+        #expect(other.succeeded && other.stderr.contains("these stay as mounted: grace,allow_other\n"), "\(other.stderr)")
+        #expect(kernelOptions(vault.mountpoint)?.contains("rw") == true)
+    }
+
+    /// mount.protfs, and a PATH that finds the protfs built here first.
+    static let mountHelper = CommandRunner.packageRoot.path + "/mount-helpers/mount.protfs"
+    static let helperEnvironment = ["PATH": (TestVault.protfs as NSString).deletingLastPathComponent + ":/usr/bin:/bin"]
+
+    @Test("-o suid is refused with a reason, by protfs mount and through mount.protfs; nothing is mounted")
+    func suidRefused() throws {
+        let vault = try TestVault()
+        let options = "suid,device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile)"
+        for command in [[TestVault.protfs, "mount", vault.backing, vault.mountpoint, "-o", options],
+                        ["/bin/sh", Self.mountHelper, vault.backing, vault.mountpoint, "-o", options]] {
+            let result = CommandRunner.run(command[0], Array(command.dropFirst()), environment: Self.helperEnvironment)
+            #expect(result.status == 2 && result.stderr.contains("option 'suid' cannot be honoured"), "\(command[0]): \(result.stderr)")
+            #expect(!TestVault.isMounted(vault.mountpoint))
+        }
+    }
+
     @Test("SIGTERM to a foreground daemon exits 0")
     func foregroundExitStatus() throws {
         let vault = try TestVault()
@@ -246,8 +279,7 @@ struct MountCommandTests {
     @Test("mount.protfs maps mount(8)'s generic options, passes the access-time ones on, and mounts")
     func mountHelper() throws {
         let vault = try TestVault()
-        let helper = CommandRunner.packageRoot.path + "/mount-helpers/mount.protfs"
-        let bin = (TestVault.protfs as NSString).deletingLastPathComponent
+        let helper = Self.mountHelper, bin = (TestVault.protfs as NSString).deletingLastPathComponent
         let options = "rw,defaults,nosuid,nodev,noatime,_netdev,nofail,x-systemd.automount,comment=vault,"
             + "device_key=\(vault.deviceKey),passcode_file=\(vault.passcodeFile),grace=3"
         let fake = CommandRunner.run("/bin/sh", [helper, vault.backing, vault.mountpoint, "-fv", "-o", options],

@@ -78,13 +78,40 @@ struct MountTests {
         vault.checkScript("hard-links-symlinks-fifos-renames.sh")
     }
 
-    @Test("a renamed symlink keeps its target, owner and times; hard links of symlinks and exchanges with one are refused")
+    @Test("a renamed or exchanged symlink keeps its target, owner, times and inode; hard links of symlinks are refused")
     func symlinkRenames() throws {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
         let result = CommandRunner.script("symlink-renames.sh", [vault.mountpoint], timeout: 60)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
+        let symlinks = vault.shell("find \(vault.mountpoint) -type l | wc -l").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: vault.backing + "/protfs.links")
+        #expect(String(blobs.count) == symlinks, "one out-of-line target per symlink, none left behind")
+    }
+
+    /// Symlinks of an older format (here format 1) are rewritten in format 3 where they are
+    /// before they move: the backing symlink changes once, the target stays.
+    @Test("a rename or exchange of an older-format symlink rewrites it in format 3, leaving nothing behind")
+    func olderSymlinkRenames() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        let made = CommandRunner.script("format-one-symlinks.sh", ["make", vault.mountpoint])
+        try #require(made.succeeded, "\(made.stdout)\(made.stderr)")
+        let names = ["docs/link", "top", "long"]
+        let targets = try names.map { try Array(FsckTests.readLink(vault.path($0)).utf8) }
+        let backing = try vault.backingPaths(of: names)
+        let keys = try VaultKeys(of: vault)
+        try vault.unmount()
+        for (path, target) in zip(backing, targets) { try keys.rewriteInFormatOne(symlink: path, target: target) }
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let renamed = CommandRunner.script("format-one-symlinks.sh", ["rename", vault.mountpoint])
+        #expect(renamed.succeeded, "\(renamed.stdout)\(renamed.stderr)\ndaemon: \(vault.daemonOutput)")
+        let moved = try vault.backingPaths(of: ["docs/old/link", "top", "long"]).map { try FsckTests.readLink(vault.backing + "/" + $0) }
+        #expect(moved.allSatisfy { $0.hasPrefix("3.@") }, "\(moved)")
+        let blobs = try FileManager.default.contentsOfDirectory(atPath: vault.backing + "/protfs.links")
+        #expect(Set(blobs) == Set(moved.map { String($0.dropFirst(3)) }), "the format-1 blob went: \(blobs)")
     }
 
     @Test("xattrs round-trip with getfattr and setfattr; ENODATA and namespaces")

@@ -34,6 +34,17 @@ struct PosixSemanticsTests {
         vault.check("python3 '\(CommandRunner.scriptPath("direct-io-mmap.py"))'")
     }
 
+    /// A buffered read racing a direct write may fill the page cache with the old bytes after
+    /// the kernel dropped the range and before the write reaches the daemon: once the write has
+    /// completed, no later read may see them.
+    @Test("a completed O_DIRECT write is seen by every later buffered read, with readers racing it")
+    func directWritesBesideBufferedReaders() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        vault.checkScript("direct-writes-beside-buffered-readers.py", ["5"], timeout: 90)
+    }
+
     @Test("name_to_handle_at is refused with EOPNOTSUPP, not answered with handles that go stale")
     func noFileHandles() throws {
         let vault = try TestVault()

@@ -25,6 +25,10 @@ public final class BackingNode: Sendable {
     private let locationOfSymlink = Mutex<SymlinkLocation?>(nil)
     /// Open handles and the decrypted-content object of a regular file.
     let content = OpenContent()
+    /// Set once a handle of this node was opened through the kernel's page cache (not for
+    /// direct I/O): from then on the kernel may hold its pages, which a direct write must
+    /// drop. The node lives as long as the kernel's inode, and so do its pages.
+    public let openedThroughPageCache = Atomic<Bool>(false)
     /// The directory a regular file was last found in (weak: a file holds no directory open).
     private let foundIn = Mutex(WeakNode())
 

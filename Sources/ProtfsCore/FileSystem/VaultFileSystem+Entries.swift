@@ -126,10 +126,21 @@ extension VaultFileSystem {
             let lastLinkOfSymlink = status.fileType == S_IFLNK && status.st_nlink == 1
                 ? try BackingNode.open(entry.entry, in: parent.descriptor) : nil
             try entry.remove(in: parent.descriptor) { (stored) throws(Errno) in try parent.descriptor.removeFile(stored) }
-            if let symlink = lastLinkOfSymlink, symlink.isSymlink, let target = try? symlink.descriptor.readSymlink() {
-                SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
+            if let symlink = lastLinkOfSymlink, symlink.isSymlink {
+                removeBlob(of: symlink, at: try? symlinkLocation(name, in: parent))
             }
         }
+    }
+
+    /// Removes the out-of-line target of a symlink whose last link is gone, if it opened
+    /// there: a target copied from another symlink in the backing directory names that one's
+    /// blob, which must not go with the copy.
+    private func removeBlob(of symlink: BackingNode, at location: SymlinkLocation?) {
+        guard let backingTarget = try? symlink.descriptor.readSymlink(), let location,
+              var target = try? SymlinkTarget.load(backingTarget: backingTarget, at: location, keys: keys,
+                                                   root: vault.backingRoot) else { return }
+        secureZero(&target)
+        SymlinkTarget.removeBlob(backingTarget: backingTarget, root: vault.backingRoot)
     }
 
     /// Removes an empty directory. Returns its record (`protfs.dir`), unlinked but still
@@ -177,29 +188,39 @@ extension VaultFileSystem {
         return record
     }
 
-    /// A symlink that a rename gave a new backing object (its target sealed to its new
-    /// location): the kernel's node for `formerIdentity` is now `node`.
+    /// A symlink a rename moved, for the caller to update the kernel's node of
+    /// `formerIdentity`: `node` (its target sealed to where it now is) is that same backing
+    /// object, or, for a symlink of an older format, the format-3 object that replaced it.
     public struct MovedSymlink: Sendable {
         public let formerIdentity: BackingNode.Identity
         public let node: BackingNode
     }
 
-    /// Renames an entry. A symlink is sealed anew for its new location, as a new backing
-    /// symlink put in place of the destination before the old name goes: a crash in between
-    /// leaves both names, never neither. An exchange cannot do that atomically, so one with a
-    /// symlink on either side is refused (`EINVAL`, as by a filesystem without it).
-    @discardableResult
+    /// A symlink on either side of a rename: its format-3 backing target and both places.
+    private struct MovingSymlink {
+        let node: BackingNode
+        let backingTarget: String
+        let source: SymlinkLocation
+        let destination: SymlinkLocation
+    }
+
+    /// Renames an entry, or exchanges two. A symlink's blob is sealed for both its places
+    /// before the backing rename and for its new place only after it, so the backing symlink
+    /// itself is renamed and keeps its inode (and a crash leaves it readable wherever it is).
+    /// `moved` hears of each symlink moved, before its former place stops opening it.
     public func rename(_ name: [UInt8], in parent: BackingNode, to newName: [UInt8], in newParent: BackingNode,
-                       flags: FileDescriptor.RenameFlags) throws(Errno) -> MovedSymlink? {
-        return try snapshots.changingNamespace { () throws(Errno) -> MovedSymlink? in
+                       flags: FileDescriptor.RenameFlags, moved: (MovedSymlink) -> Void = { _ in }) throws(Errno) {
+        try snapshots.changingNamespace { () throws(Errno) in
             // The kernel never sends a rename onto the same entry; done here it would remove it.
-            guard parent.identity != newParent.identity || name != newName else { return nil }
+            guard parent.identity != newParent.identity || name != newName else { return }
             let source = try backingName(name, in: parent)
             let destination = try backingName(newName, in: newParent)
-            let sourceIsSymlink = try parent.descriptor.status(of: source.entry).fileType == S_IFLNK
-            if flags.contains(.exchange) {
-                let destinationIsSymlink = (try? newParent.descriptor.status(of: destination.entry))?.fileType == S_IFLNK
-                guard !sourceIsSymlink, !destinationIsSymlink else { throw .invalid }
+            var symlinks: [MovingSymlink] = []
+            if try parent.descriptor.status(of: source.entry).fileType == S_IFLNK {
+                symlinks.append(try movingSymlink(name, source, in: parent, to: newName, in: newParent, moved: moved))
+            }
+            if flags.contains(.exchange), (try? newParent.descriptor.status(of: destination.entry))?.fileType == S_IFLNK {
+                symlinks.append(try movingSymlink(newName, destination, in: newParent, to: name, in: parent, moved: moved))
             }
             let replaced = flags.contains(.exchange) ? nil : try? BackingNode.open(destination.entry, in: newParent.descriptor)
             if let replaced, replaced.isDirectory {
@@ -207,54 +228,57 @@ extension VaultFileSystem {
                 guard moving.isDirectory else { throw .isDirectory }
                 try removeEmptyDirectory(destination.entry, in: newParent)
             }
-            var moved: MovedSymlink?
-            if sourceIsSymlink {
-                moved = try moveSymlink(name, source, in: parent, to: newName, destination, in: newParent, flags: flags)
-            } else {
+            do throws(Errno) {
+                for symlink in symlinks {
+                    try SymlinkTarget.admit(symlink.backingTarget, from: symlink.source, to: symlink.destination,
+                                            keys: keys, root: vault.backingRoot)
+                }
                 try BackingEntryName.rename(source, in: parent.descriptor, to: destination, in: newParent.descriptor, flags: flags)
+            } catch {
+                for symlink in symlinks {
+                    try? SymlinkTarget.settle(symlink.backingTarget, at: symlink.source, keys: keys, root: vault.backingRoot)
+                }
+                throw error
             }
-            if let replaced, replaced.isSymlink, (try? replaced.status().st_nlink) == 0,
-               let target = try? replaced.descriptor.readSymlink() {
-                SymlinkTarget.removeBlob(backingTarget: target, root: vault.backingRoot)
+            for symlink in symlinks {
+                symlink.node.symlinkLocation = symlink.destination
+                moved(MovedSymlink(formerIdentity: symlink.node.identity, node: symlink.node))
+                // Left sealed for both places if this fails: only this symlink could open at its
+                // former place, which fsck settles.
+                try? SymlinkTarget.settle(symlink.backingTarget, at: symlink.destination, keys: keys, root: vault.backingRoot)
             }
-            return moved
+            if let replaced, replaced.isSymlink, (try? replaced.status().st_nlink) == 0 {
+                removeBlob(of: replaced, at: try? symlinkLocation(newName, in: newParent))
+            }
         }
     }
 
-    private func moveSymlink(_ name: [UInt8], _ source: BackingEntryName, in parent: BackingNode,
-                             to newName: [UInt8], _ destination: BackingEntryName, in newParent: BackingNode,
-                             flags: FileDescriptor.RenameFlags) throws(Errno) -> MovedSymlink {
-        let moving = try BackingNode.open(source.entry, in: parent.descriptor)
-        guard moving.isSymlink else { throw .io }  // replaced in the backing directory meanwhile
-        let formerTarget = try moving.descriptor.readSymlink()
-        var target = try reportingDamage(of: moving, "symlink target") { () throws(Errno) in
-            try SymlinkTarget.load(backingTarget: formerTarget, at: symlinkLocation(name, in: parent), keys: keys,
-                                   root: vault.backingRoot)
-        }
-        defer { secureZero(&target) }
-        let location = try symlinkLocation(newName, in: newParent)
-        let newTarget = try SymlinkTarget.store(target: target, at: location, keys: keys, root: vault.backingRoot)
-        do throws(Errno) {
-            let temporary = try newParent.descriptor.makeTemporarySymlink(to: newTarget, like: moving.status())
-            do throws(Errno) {
-                try destination.create(in: newParent.descriptor) { (entry) throws(Errno) in
-                    try newParent.descriptor.rename(temporary, to: newParent.descriptor, entry, flags: flags)
-                }
-            } catch {
-                try? newParent.descriptor.removeFile(temporary)
-                throw error
+    /// The symlink `entry` (`name` in `parent`) about to move to `newName` in `newParent`; one
+    /// of an older format is first rewritten in format 3 where it is (a new backing object,
+    /// which `moved` hears of at once: the former one's out-of-line target may be gone).
+    private func movingSymlink(_ name: [UInt8], _ entry: BackingEntryName, in parent: BackingNode,
+                               to newName: [UInt8], in newParent: BackingNode,
+                               moved: (MovedSymlink) -> Void) throws(Errno) -> MovingSymlink {
+        let former = try BackingNode.open(entry.entry, in: parent.descriptor)
+        guard former.isSymlink else { throw .io }  // replaced in the backing directory meanwhile
+        let source = try symlinkLocation(name, in: parent)
+        let destination = try symlinkLocation(newName, in: newParent)
+        var node = former
+        var backingTarget = try former.descriptor.readSymlink()
+        if SymlinkTarget.format(of: backingTarget) != .movable {
+            var target = try reportingDamage(of: former, "symlink target") { () throws(Errno) in
+                try SymlinkTarget.load(backingTarget: backingTarget, at: source, keys: keys, root: vault.backingRoot)
             }
-        } catch {
-            SymlinkTarget.removeBlob(backingTarget: newTarget, root: vault.backingRoot)
-            throw error
+            defer { secureZero(&target) }
+            backingTarget = try SymlinkTarget.upgrade(entry.entry, in: parent.descriptor, status: former.status(),
+                                                      target: target, at: source, formerTarget: backingTarget,
+                                                      keys: keys, root: vault.backingRoot)
+            node = try BackingNode.open(entry.entry, in: parent.descriptor)
+            node.symlinkLocation = source
+            moved(MovedSymlink(formerIdentity: former.identity, node: node))
         }
-        try source.remove(in: parent.descriptor) { (stored) throws(Errno) in try parent.descriptor.removeFile(stored) }
-        if (try? moving.status().st_nlink) == 0 {
-            SymlinkTarget.removeBlob(backingTarget: formerTarget, root: vault.backingRoot)
-        }
-        let node = try BackingNode.open(destination.entry, in: newParent.descriptor)
-        node.symlinkLocation = location
-        return MovedSymlink(formerIdentity: moving.identity, node: node)
+        return MovingSymlink(node: node, backingTarget: backingTarget,
+                             source: source, destination: destination)
     }
 
     /// One entry of a listing, as `readdir` shows it.

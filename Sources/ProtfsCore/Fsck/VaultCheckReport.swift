@@ -74,7 +74,7 @@ public struct VaultCheckReport: Sendable {
                          + " (--repair rewrites them)")
         }
         if symlinksUpgraded > 0 {
-            parts.append("\(Self.count(symlinksUpgraded, "symlink", "symlinks")) rewritten in format 2")
+            parts.append("\(Self.count(symlinksUpgraded, "symlink", "symlinks")) rewritten in format 3")
         }
         if couldNotCheckEverything { parts.append("some objects could not be checked (see the unchecked lines)") }
         return parts.joined(separator: "; ")

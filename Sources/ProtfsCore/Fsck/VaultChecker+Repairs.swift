@@ -33,27 +33,14 @@ extension VaultChecker {
         }
     }
 
-    /// A format-1 symlink rewritten in format 2: a new symlink with the same target, owner
-    /// and times, sealed to this location, renamed over the old one, the directory synced;
-    /// then the old out-of-line target goes, unless another name (a hard link) still uses it.
+    /// A format-1 symlink rewritten in format 3 for its location (`SymlinkTarget.upgrade`),
+    /// the directory synced.
     func upgradeSymlink(_ name: String, status: stat, in parent: FileDescriptor, target: [UInt8],
                         at symlinkLocation: SymlinkLocation, formerTarget: String) throws(Errno) {
-        let newTarget = try SymlinkTarget.store(target: target, at: symlinkLocation, keys: keys, root: vault.backingRoot)
-        do throws(Errno) {
-            let temporary = try parent.makeTemporarySymlink(to: newTarget, like: status)
-            do throws(Errno) {
-                try parent.rename(temporary, to: parent, name)
-            } catch {
-                try? parent.removeFile(temporary)
-                throw error
-            }
-        } catch {
-            SymlinkTarget.removeBlob(backingTarget: newTarget, root: vault.backingRoot)
-            throw error
-        }
+        let newTarget = try SymlinkTarget.upgrade(name, in: parent, status: status, target: target, at: symlinkLocation,
+                                                  formerTarget: formerTarget, keys: keys, root: vault.backingRoot)
         try parent.syncDirectory()
         noteLinkReference(newTarget)
-        if status.st_nlink == 1 { SymlinkTarget.removeBlob(backingTarget: formerTarget, root: vault.backingRoot) }
     }
 
     /// An object the mount cannot read leaves the mount's view, kept as it is.

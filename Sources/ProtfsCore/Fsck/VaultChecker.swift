@@ -163,7 +163,7 @@ public final class VaultChecker {
     }
 
     /// A target must open for the symlink's location. One in format 1 (sealed to no
-    /// location) is rewritten in format 2 under `--repair`, otherwise counted for the summary.
+    /// location) is rewritten in format 3 under `--repair`, otherwise counted for the summary.
     private func checkSymlink(_ name: String, status: stat, in parent: FileDescriptor, at symlinkLocation: SymlinkLocation,
                               location: Location) {
         let backingTarget: String

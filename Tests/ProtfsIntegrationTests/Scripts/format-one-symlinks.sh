@@ -2,6 +2,7 @@
 # Symlinks for the format-1 upgrade test, made and checked through a mount.
 #   make MOUNT     three symlinks: relative in a subdirectory, to a file, one stored out of line
 #   verify MOUNT   each still resolves to the same target
+#   rename MOUNT   one renamed into another directory, the other two exchanged: each reads
 set -euo pipefail
 mode=$1
 cd "$2"
@@ -22,5 +23,14 @@ verify)
     [ "$(readlink long)" = "$long" ]
     [ "$(stat -c %s long)" = 3008 ]
     ;;
-*) echo "usage: $0 make|verify MOUNT" >&2; exit 2 ;;
+rename)
+    here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+    mv docs/link docs/old/link
+    [ "$(python3 "$here/link-or-rename.py" exchange top long)" = OK ]
+    [ "$(readlink docs/old/link)" = old/kept.txt ]
+    [ "$(readlink top)" = "$long" ]
+    [ "$(readlink long)" = docs/old/kept.txt ]
+    [ "$(cat long)" = kept ]
+    ;;
+*) echo "usage: $0 make|verify|rename MOUNT" >&2; exit 2 ;;
 esac
