@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsCrypto
 import Testing
 
 /// pam_protfs through real PAM stacks (`PamStack`: pam_unix, pam_deny, pam_permit, then the
@@ -123,6 +124,50 @@ struct PamModuleTests {
         // Dead: its socket refuses, or auto_unmount has already taken the mount away.
         #expect(stack.moduleLog.contains { $0.contains("no protfs daemon answers") || $0.contains("not a protfs mount now") },
                 "\(stack.wholeLog)")
+    }
+
+    @Test("a daemon found in /run/user/UID/protfs (where a user's own daemon serves) is asked too; an impostor there gets nothing")
+    func theUsersRuntimeDirectory() throws {
+        let user = try TestUser.withPassword("pfpam-runtime", Self.password)
+        let vault = try TestVault()
+        try vault.mount(for: user)
+        // Non-root FUSE mounts are closed on this machine (/dev/fuse is root's), so the
+        // root daemon's socket is moved where a user's daemon would put it: it keeps serving.
+        let name = SHA256.hash(Array(vault.mountpoint.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() + ".sock"
+        let runtime = "/run/user/\(user.uid)/protfs"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: "/run/user/\(user.uid)") }
+        #expect(rename("/run/protfs/" + name, runtime + "/" + name) == 0)
+        let stack = try PamStack(configuration: ["* *"])
+        let login = stack.pamtester(user, ["authenticate"], input: Self.password + "\n")
+        #expect(login.succeeded, "\(login.stderr)")
+        #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): unlocked for pfpam-runtime") }, "\(stack.wholeLog)")
+
+        // An impostor: a socket the user owns there, served by another uid, gets no password.
+        #expect(rename(runtime + "/" + name, "/run/protfs/" + name) == 0)
+        try vault.lock(now: true)
+        let other = try TestUser.named("pfpam-impostor")
+        // The real socket steps aside (and comes back for the unmount).
+        let held = "/run/protfs/" + name + ".held"
+        #expect(rename("/run/protfs/" + name, held) == 0)
+        defer { rename(held, "/run/protfs/" + name) }
+        let capture = stack.root + "/impostor.bytes"
+        let impostor = Process()
+        impostor.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        impostor.arguments = ["--reuid=\(other.uid)", "--regid=\(other.gid)", "--clear-groups", "/usr/bin/python3",
+                              CommandRunner.scriptPath("impostor-daemon.py"), runtime + "/" + name, capture]
+        chmod(runtime, 0o777)
+        chmod(stack.root, 0o777)
+        try impostor.run()
+        defer { kill(impostor.processIdentifier, SIGKILL) }
+        for _ in 0..<200 where access(runtime + "/" + name, F_OK) != 0 { usleep(50_000) }
+        #expect(chown(runtime + "/" + name, user.uid, user.gid) == 0)
+        let fooled = stack.pamtester(user, ["authenticate"], input: Self.password + "\n")
+        #expect(fooled.succeeded, "\(fooled.stderr)")
+        #expect(stack.moduleLog.contains { $0.contains("is served by a process of uid \(other.uid), not one this user may trust") },
+                "\(stack.wholeLog)")
+        let received = (try? Data(contentsOf: URL(fileURLWithPath: capture))) ?? Data()
+        #expect(!received.contains(Data(Self.password.utf8)) && received.isEmpty, "the impostor got \(received.count) bytes")
     }
 
     @Test("another user's login never touches this vault, even with the same password")
