@@ -73,10 +73,11 @@ static struct options parse_options(pam_handle_t *pamh, int argc, const char **a
     return options;
 }
 
-/* The user and the vaults of the configuration for them; false (logged) when there is
- * nothing to do. */
-static bool begin(struct stage *stage, pam_handle_t *pamh, int argc, const char **argv)
+/* The user and, `with_vaults`, the vaults of the configuration for them; false (logged)
+ * when there is nothing to do. */
+static bool begin(struct stage *stage, pam_handle_t *pamh, int argc, const char **argv, bool with_vaults)
 {
+    stage->vaults.count = 0;
     stage->pamh = pamh;
     stage->options = parse_options(pamh, argc, argv);
     const void *user = NULL;
@@ -91,7 +92,8 @@ static bool begin(struct stage *stage, pam_handle_t *pamh, int argc, const char 
         return false;
     }
     stage->uid = entry->pw_uid;
-    pp_vault_list_read(pamh, stage->options.configuration, stage->user, &stage->vaults);
+    if (with_vaults)
+        pp_vault_list_read(pamh, stage->options.configuration, stage->user, &stage->vaults);
     return true;
 }
 
@@ -167,6 +169,8 @@ static void act_on_vaults(const struct stage *stage, const char *const *states, 
                           const struct pp_secret *secrets, size_t secret_count, const char *done, const char *not_done)
 {
     bool chosen[PP_MAXIMUM_VAULTS];
+    if (stage->vaults.count == 0)
+        return;
     for (size_t i = 0; i < stage->vaults.count; i++)
         chosen[i] = true;
     struct pp_call *calls = round_of(stage, chosen, "{\"request\":\"status\"}", NULL, 0);
@@ -199,7 +203,7 @@ EXPORTED int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const 
 {
     (void)flags;
     struct stage stage;
-    if (!begin(&stage, pamh, argc, argv))
+    if (!begin(&stage, pamh, argc, argv, true))
         return PAM_IGNORE;
     const void *password = NULL;
     if (stage.vaults.count > 0 && (pam_get_item(pamh, PAM_AUTHTOK, &password) != PAM_SUCCESS || password == NULL))
@@ -235,10 +239,9 @@ EXPORTED int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const 
 {
     (void)flags;
     struct stage stage;
-    if (!begin(&stage, pamh, argc, argv))
+    if (!begin(&stage, pamh, argc, argv, false))
         return PAM_IGNORE;
     count_sessions(&stage, +1);
-    pp_vault_list_free(&stage.vaults);
     return PAM_IGNORE;
 }
 
@@ -248,7 +251,7 @@ EXPORTED int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const
 {
     (void)flags;
     struct stage stage;
-    if (!begin(&stage, pamh, argc, argv))
+    if (!begin(&stage, pamh, argc, argv, true))
         return PAM_IGNORE;
     if (count_sessions(&stage, -1) == 0 && stage.options.lock_on_logout) {
         static const char *const lockable[] = {"unlocked", "locking", NULL};
@@ -266,7 +269,7 @@ EXPORTED int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const cha
     if (!(flags & PAM_UPDATE_AUTHTOK))
         return PAM_IGNORE;
     struct stage stage;
-    if (!begin(&stage, pamh, argc, argv))
+    if (!begin(&stage, pamh, argc, argv, true))
         return PAM_IGNORE;
     const void *old_password = NULL, *new_password = NULL;
     pam_get_item(pamh, PAM_OLDAUTHTOK, &old_password);
