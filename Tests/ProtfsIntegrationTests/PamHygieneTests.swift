@@ -11,7 +11,7 @@ struct PamHygieneTests {
     func thePasswordStaysInPam() throws {
         let secret = "pfpam secret " + (0..<12).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let user = try TestUser.withPassword("pfpam-hygiene", secret)
-        defer { user.forgetSessions() }
+        defer { user.retire() }
         let vault = try TestVault(initialize: false)
         try (secret + "\n").write(toFile: vault.passcodeFile, atomically: true, encoding: .utf8)
         try vault.initialize()
@@ -47,7 +47,7 @@ struct PamHygieneTests {
     @Test("valgrind finds no error and no leak in the module through pamtester: auth, session and password")
     func valgrindClean() throws {
         let user = try TestUser.withPassword("pfpam-valgrind", TestVault.passcode)
-        defer { user.forgetSessions() }
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user)
         let stack = try PamStack(configuration: ["* *", "pfpam-valgrind /nonexistent/vault"])
@@ -72,6 +72,7 @@ struct PamHygieneTests {
           arguments: ["garbage", "huge", "zero", "truncated", "lies", "escapes", "silent", "close"])
     func hostileReplies(_ mode: String) throws {
         let user = try TestUser.withPassword("pfpam-hostile-\(mode.prefix(6))", TestVault.passcode)
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user)
         // The real daemon's socket steps aside; the user's own "daemon" answers in its place,

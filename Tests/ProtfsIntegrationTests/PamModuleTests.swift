@@ -13,6 +13,7 @@ struct PamModuleTests {
     @Test("authentication with the right password unlocks the owner's vault, and only that")
     func theRightPasswordUnlocks() throws {
         let alice = try TestUser.withPassword("pfpam-auth", Self.password)
+        defer { alice.retire() }
         let vault = try TestVault()
         try vault.mount(for: alice)
         let stack = try PamStack(configuration: ["* *"])
@@ -25,6 +26,7 @@ struct PamModuleTests {
     @Test("a wrong password fails authentication before the module: the vault stays locked and no attempt counts")
     func aWrongPasswordTouchesNothing() throws {
         let user = try TestUser.withPassword("pfpam-wrong", Self.password)
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user)
         let stack = try PamStack(configuration: ["pfpam-wrong \(vault.mountpoint)"])
@@ -39,6 +41,7 @@ struct PamModuleTests {
     @Test("a vault whose passcode differs from the password stays locked, and the login still succeeds")
     func aDifferentPasscodeLeavesTheLoginAlone() throws {
         let user = try TestUser.withPassword("pfpam-differ", "a different login password 42")
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user)
         let stack = try PamStack(configuration: ["* *"])
@@ -55,7 +58,7 @@ struct PamModuleTests {
     @Test("two sessions opened and one closed leave the vault unlocked; the last close locks it now")
     func theLastLogoutLocks() throws {
         let user = try TestUser.withPassword("pfpam-sessions", Self.password)
-        defer { user.forgetSessions() }
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user, options: ["grace=600"])
         let stack = try PamStack(configuration: ["* *"])
@@ -74,7 +77,7 @@ struct PamModuleTests {
     @Test("lock_on_logout=no leaves the vault unlocked at the last logout")
     func lockOnLogoutNo() throws {
         let user = try TestUser.withPassword("pfpam-stay", Self.password)
-        defer { user.forgetSessions() }
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user)
         let stack = try PamStack(configuration: ["* *"], options: ["lock_on_logout=no"])
@@ -86,6 +89,7 @@ struct PamModuleTests {
     @Test("passwd changes the vault's passcode with the login password: the old one is refused after, the new one unlocks")
     func passwdChangesThePasscode() throws {
         let user = try TestUser.withPassword("pfpam-passwd", Self.password)
+        defer { user.retire() }
         let newPassword = "Zebra quartz 7 lanterns"
         let vault = try TestVault()
         try vault.mount(for: user)
@@ -106,6 +110,7 @@ struct PamModuleTests {
     @Test("a stopped daemon, then a dead one: authentication still succeeds within the module's bound, and says why")
     func aStoppedDaemonNeverBlocksTheLogin() throws {
         let user = try TestUser.withPassword("pfpam-stopped", Self.password)
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user)
         let pid = try #require(vault.daemon?.processIdentifier)
@@ -129,6 +134,7 @@ struct PamModuleTests {
     @Test("a daemon found in /run/user/UID/protfs (where a user's own daemon serves) is asked too; an impostor there gets nothing")
     func theUsersRuntimeDirectory() throws {
         let user = try TestUser.withPassword("pfpam-runtime", Self.password)
+        defer { user.retire() }
         let vault = try TestVault()
         try vault.mount(for: user)
         // Non-root FUSE mounts are closed on this machine (/dev/fuse is root's), so the
@@ -173,8 +179,9 @@ struct PamModuleTests {
     @Test("another user's login never touches this vault, even with the same password")
     func anotherUsersLoginLeavesTheVaultAlone() throws {
         let owner = try TestUser.withPassword("pfpam-owner", Self.password)
+        defer { owner.retire() }
         let other = try TestUser.withPassword("pfpam-other", Self.password)
-        defer { other.forgetSessions() }
+        defer { other.retire() }
         let vault = try TestVault()
         try vault.mount(for: owner)
         let stack = try PamStack(configuration: ["* *"])

@@ -81,6 +81,13 @@ extension TestUser {
 
     /// pam_protfs's count of this uid's sessions (a uid may be reused by a later account).
     func forgetSessions() { unlink("/run/protfs/sessions/\(uid)") }
+
+    /// After the test: the session count goes, and the password no longer opens the account
+    /// (TestUser keeps its accounts; one with a known password must not stay usable).
+    func retire() {
+        forgetSessions()
+        CommandRunner.run("/usr/bin/passwd", ["--lock", name])
+    }
 }
 
 extension TestVault {
