@@ -10,17 +10,22 @@ import Testing
 struct PamModuleTests {
     static let password = TestVault.passcode
 
-    @Test("authentication with the right password unlocks the owner's vault, and only that")
+    @Test("authentication with the right password unlocks the owner's vault, and stops a lock in its grace")
     func theRightPasswordUnlocks() throws {
         let alice = try TestUser.withPassword("pfpam-auth", Self.password)
         defer { alice.retire() }
         let vault = try TestVault()
-        try vault.mount(for: alice)
+        try vault.mount(for: alice, options: ["grace=600"])
         let stack = try PamStack(configuration: ["* *"])
         let login = stack.pamtester(alice, ["authenticate"], input: Self.password + "\n")
         #expect(login.succeeded, "\(login.stderr)")
         #expect(try vault.state() == .unlocked)
         #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): unlocked for pfpam-auth") }, "\(stack.wholeLog)")
+        // The lock screen: the password typed during the grace stops the lock.
+        try vault.lock()
+        #expect(try vault.state() == .locking)
+        #expect(stack.pamtester(alice, ["authenticate"], input: Self.password + "\n").succeeded)
+        #expect(try vault.state() == .unlocked)
     }
 
     @Test("a wrong password fails authentication before the module: the vault stays locked and no attempt counts")
