@@ -18,7 +18,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var autolock: Int
     public var failedAttempts: Int
     public var retryAfterSeconds: Int?
-    /// The caller's keychain items (SPEC section 6); nil when the store could not be read.
+    /// The caller's keychain items (docs/CONTROL.md); nil when the store could not be read.
     public var items: Int?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,

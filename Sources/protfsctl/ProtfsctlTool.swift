@@ -10,6 +10,7 @@ enum ProtfsctlTool {
         StatusCommand.command,
         PasswdCommand.command,
         WatchCommand.command,
+        FollowCommand.command,
         ClassCommands.get,
         ClassCommands.set,
         BackingPathCommand.command,
