@@ -56,8 +56,8 @@ public final class ControlServer: Sendable {
 
     /// - Parameters:
     ///   - mountpoint: the canonical mount point (`ControlSocketPath.canonicalMountpoint`).
-    ///   - mountingUser: who may lock, unlock, change the passcode and look up backing paths
-    ///     (besides root).
+    ///   - mountingUser: the vault's owner (`-o owner=`, by default the user who mounted):
+    ///     who may lock, unlock, change the passcode and look up backing paths (besides root).
     ///   - directory: where the socket goes; by default `/run/protfs` for root and
     ///     `$XDG_RUNTIME_DIR/protfs` for others.
     public init(handler: any ControlHandler, mountpoint: String, mountingUser: uid_t,

@@ -64,19 +64,33 @@ struct ControlSession {
         }
     }
 
-    /// Privileged requests are for the mounting user and root only (SO_PEERCRED).
+    /// The owner (`-o owner=`, by default the user who mounted) and root.
+    private var peerIsPrivileged: Bool { peer.uid == 0 || peer.uid == mountingUser }
+
+    /// Privileged requests are for the owner and root only (SO_PEERCRED).
     private func refusal(of request: ControlRequest) -> ControlFailure? {
-        guard request.needsMountingUser else { return nil }
-        if peer.uid == 0 || peer.uid == mountingUser { return nil }
-        return ControlFailure(.failure, "not allowed: only the user who mounted \(mountpoint) (uid \(mountingUser)) and root "
+        guard request.needsMountingUser, !peerIsPrivileged else { return nil }
+        return ControlFailure(.failure, "not allowed: only the owner of \(mountpoint) (uid \(mountingUser)) and root "
                               + "may \(request.action) it; you are uid \(peer.uid)")
+    }
+
+    /// Anyone may ask for the status; the daemon's pid and the backing directory are told to
+    /// the owner and root only.
+    private func status() -> StatusReport {
+        var report = handler.status(caller: socket.peer()?.uid)
+        report.owner = mountingUser
+        if !peerIsPrivileged {
+            report.pid = nil
+            report.backing = nil
+        }
+        return report
     }
 
     private func answer(_ message: ControlRequestMessage) -> ControlReply {
         do throws(ControlFailure) {
             switch message.request {
             case .status:
-                return .status(handler.status(caller: socket.peer()?.uid))
+                return .status(status())
             case .lock(let mode):
                 try handler.lock(mode)
                 return .done

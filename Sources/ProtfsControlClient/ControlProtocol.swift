@@ -90,7 +90,7 @@ public enum ControlRequest: Sendable, Equatable {
 
     public var secretCount: Int { secretLengths.count }
 
-    /// Only the mounting user and root may change the state, the passcode, or learn backing
+    /// Only the owner (by default the mounting user) and root may change the state, the passcode, or learn backing
     /// names; anyone may ask for the status or watch.
     public var needsMountingUser: Bool {
         switch self {

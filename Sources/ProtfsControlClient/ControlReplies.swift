@@ -4,9 +4,15 @@ import ProtfsDomain
 public struct StatusReport: Sendable, Codable, Equatable {
     public var state: LockState
     public var graceSecondsLeft: Int?
-    public var pid: Int32
+    /// The daemon's pid and the backing directory: for the owner and root only (nil for
+    /// anyone else: where the ciphertext lives and which process holds the keys are the
+    /// owner's business).
+    public var pid: Int32?
     public var mountpoint: String
-    public var backing: String
+    public var backing: String?
+    /// The uid that may lock, unlock and change the passcode besides root (`-o owner=`),
+    /// filled in by the control server, which decides who may do what.
+    public var owner: UInt32?
     public var passcodeSet: Bool
     public var grace: Int
     public var autolock: Int
@@ -15,7 +21,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// The caller's keychain items (docs/CONTROL.md); nil when the store could not be read.
     public var items: Int?
 
-    public init(state: LockState, graceSecondsLeft: Int?, pid: Int32, mountpoint: String, backing: String,
+    public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,
                 passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil) {
         self.state = state
         self.graceSecondsLeft = graceSecondsLeft
@@ -34,7 +40,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
-        case items
+        case items, owner
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
@@ -52,6 +58,7 @@ extension StatusReport {
         try container.encode(failedAttempts, forKey: .failedAttempts)
         try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
         try container.encode(items, forKey: .items)
+        try container.encode(owner, forKey: .owner)
     }
 }
 

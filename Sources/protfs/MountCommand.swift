@@ -110,14 +110,14 @@ enum MountCommand {
             let snapshots = SnapshotGate()
             fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
                                              snapshots: snapshots, reportDamage: { log.damage($0) })
-            adapter = FuseAdapter(fileSystem: fileSystem, log: log, privilege: MountPrivilege(owner: getuid()))
-            let items = ItemStore(vault: vault, controller: controller, snapshots: snapshots, privilegedOwners: [0, getuid()],
+            adapter = FuseAdapter(fileSystem: fileSystem, log: log, privilege: MountPrivilege(owner: options.owner))
+            let items = ItemStore(vault: vault, controller: controller, snapshots: snapshots, privilegedOwners: [0, options.owner],
                                   reportDamage: { log.damage($0) })
             // A passcode removal interrupted before its items went: finish it.
             if !vault.passcodeSet { try items.deleteAll(requiringPasscode: true) }
             control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,
                                                                items: items, mountpoint: mountpoint, log: log),
-                                        mountpoint: mountpoint, mountingUser: getuid())
+                                        mountpoint: mountpoint, mountingUser: options.owner)
             session = try FuseSession(adapter: adapter, configuration: configuration)
         } catch let error as FuseSessionError {
             report("\(error)" + (options.fuseOptions.isEmpty ? "" : " (options passed to libfuse: \(options.fuseOptions.joined(separator: ",")))"))

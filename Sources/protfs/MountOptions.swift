@@ -1,3 +1,4 @@
+import Glibc
 import ProtfsCommandLine
 import ProtfsCore
 import ProtfsFuse
@@ -25,12 +26,15 @@ struct MountOptions {
     var noAccessTimes = false
     var noDirectoryAccessTimes = false
     var fuseOptions: [String] = []
+    /// `owner=USER|UID`: who may lock, unlock and change the passcode besides root; by
+    /// default the user who mounts.
+    var owner = getuid()
     /// `remount`: change `ro`/`rw` of the live mount (`Remount`), nothing else.
     var remount = false
     /// protfs's own options that were given, by name, of those a remount cannot change.
     var givenOwnOptions: [String] = []
     static let fixedOnceRunning: Set = ["device_key", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
-                                        "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring"]
+                                        "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring", "owner"]
 
     /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
     /// comes), and the timers must not overflow.
@@ -64,6 +68,7 @@ struct MountOptions {
             case "remount": remount = true
             case "device_key": deviceKey = try required()
             case "passcode_file": passcodeFile = try required()
+            case "owner": owner = try Self.owner(named: try required())
             case "grace": grace = try seconds()
             case "autolock": autolock = try seconds()
             case "ro": readOnly = true
@@ -90,6 +95,24 @@ struct MountOptions {
             default: fuseOptions.append(option)
             }
         }
+    }
+
+    /// The uid of `owner=`: a user name, or a number. Only root may name another user: a
+    /// user's daemon serves its socket from that user's own runtime directory, where nobody
+    /// else looks, and must not lock its own user out.
+    private static func owner(named name: String) throws(UsageError) -> uid_t {
+        let uid: uid_t
+        if let number = UInt32(name), number != UInt32.max {
+            uid = number
+        } else if let entry = getpwnam(name) {
+            uid = entry.pointee.pw_uid
+        } else {
+            throw UsageError("option 'owner' names no user: '\(name)' is neither a user name nor a uid")
+        }
+        guard uid == getuid() || getuid() == 0 else {
+            throw UsageError("option 'owner=\(name)': only root may mount a vault for another owner")
+        }
+        return uid
     }
 
     var accessTimes: AccessTimeUpdates {

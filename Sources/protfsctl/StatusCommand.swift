@@ -22,11 +22,12 @@ enum StatusCommand {
     static func text(_ report: StatusReport) -> String {
         var state = report.state.rawValue
         if let left = report.graceSecondsLeft { state += " (\(left) s of grace left)" }
-        var rows: [(String, String)] = [
-            ("state", state),
-            ("mount point", report.mountpoint),
-            ("backing directory", report.backing),
-            ("daemon pid", String(report.pid)),
+        var rows: [(String, String)] = [("state", state), ("mount point", report.mountpoint)]
+        if let owner = report.owner { rows.append(("owner", userName(owner))) }
+        // Told to the owner and root only.
+        if let backing = report.backing { rows.append(("backing directory", backing)) }
+        if let pid = report.pid { rows.append(("daemon pid", String(pid))) }
+        rows += [
             ("passcode set", report.passcodeSet ? "yes" : "no"),
             ("grace period", "\(report.grace) s"),
             ("auto-lock", report.autolock == 0 ? "off" : "after \(report.autolock) s without requests"),
@@ -38,5 +39,11 @@ enum StatusCommand {
         return rows.map { label, value in
             (label + ":").padding(toLength: width, withPad: " ", startingAt: 0) + value + "\n"
         }.joined()
+    }
+
+    /// `alice (uid 1000)`, or the bare uid when no account has it.
+    static func userName(_ uid: UInt32) -> String {
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
+        return "\(String(cString: name)) (uid \(uid))"
     }
 }

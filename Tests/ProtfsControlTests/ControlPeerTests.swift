@@ -6,7 +6,8 @@ import ProtfsControl
 import ProtfsCore
 
 /// SO_PEERCRED tiers, with the real `protfsctl` run as another user (`setpriv`): anyone may
-/// ask for the status and watch; only the mounting user and root may change anything.
+/// ask for the status and watch; only the owner (by default the mounting user) and root may
+/// change anything or learn the backing directory and the daemon's pid.
 @Suite struct ControlPeerTests {
     static let nobody: uid_t = 65534
 
@@ -30,7 +31,7 @@ import ProtfsCore
         for arguments in [["lock", fixture.mountpoint], ["lock", "--now", fixture.mountpoint]] {
             let refused = try protfsctl(asNobody: true, arguments, fixture: fixture)
             #expect(refused.status == 1)
-            #expect(refused.stderr.contains("not allowed: only the user who mounted \(fixture.mountpoint) (uid 0) and root may lock it"),
+            #expect(refused.stderr.contains("not allowed: only the owner of \(fixture.mountpoint) (uid 0) and root may lock it"),
                     "\(refused.stderr)")
         }
         let unlock = try protfsctl(asNobody: true, ["unlock", fixture.mountpoint], fixture: fixture, stdin: "open sesame\n")
@@ -53,6 +54,28 @@ import ProtfsCore
         #expect(wrong.status == 3)
         #expect(wrong.stderr.contains("wrong passcode"))
         #expect(fixture.handler.record.withLock { $0.locks } == [.now])
+    }
+
+    @Test(.enabled(if: geteuid() == 0, "switching users needs root"))
+    func theBackingDirectoryAndPidAreForTheOwnerAndRoot() throws {
+        let fixture = try ServerFixture(mountingUser: 0)
+        let json = try protfsctl(asNobody: true, ["status", fixture.mountpoint, "--json"], fixture: fixture)
+        #expect(json.status == 0, "\(json.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["backing"] is NSNull && object["pid"] is NSNull, "\(json.stdout)")
+        #expect(object["owner"] as? Int == 0 && object["state"] as? String == "unlocked", "\(json.stdout)")
+        let text = try protfsctl(asNobody: true, ["status", fixture.mountpoint], fixture: fixture)
+        #expect(text.stdout.contains("owner:") && text.stdout.contains("root (uid 0)"), "\(text.stdout)")
+        #expect(!text.stdout.contains("/srv/backing") && !text.stdout.contains("4242"), "\(text.stdout)")
+        #expect(!text.stdout.contains("backing directory:") && !text.stdout.contains("daemon pid:"), "\(text.stdout)")
+
+        let owned = try ServerFixture(mountingUser: Self.nobody)
+        for asNobody in [true, false] {
+            let shown = try protfsctl(asNobody: asNobody, ["status", owned.mountpoint, "--json"], fixture: owned)
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
+            #expect(fields["backing"] as? String == "/srv/backing" && fields["pid"] as? Int == 4242, "\(shown.stdout)")
+            #expect(fields["owner"] as? Int == Int(Self.nobody), "\(shown.stdout)")
+        }
     }
 
     @Test func protfsctlAgainstTheFakeDaemon() throws {

@@ -1,0 +1,60 @@
+"""A control socket that answers every request with a hostile reply, for the PAM module's
+robustness tests (run as the user it claims to serve).
+
+Usage: hostile-daemon.py SOCKET MODE (until killed). MODE:
+  garbage    a plausible length, then random bytes
+  huge       a length of 4 GiB - 1
+  zero       a length of 0
+  truncated  a length, then half the JSON, then the end of the connection
+  lies       a status that says the vault is locked and the user's, then a malformed unlock reply
+  escapes    JSON full of escapes, unterminated strings and nesting
+  silent     reads and never answers
+  close      closes at once
+"""
+import os
+import random
+import socket
+import struct
+import sys
+import time
+
+path, mode = sys.argv[1], sys.argv[2]
+uid = os.getuid()
+server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+server.bind(path)
+os.chmod(path, 0o666)
+server.listen(16)
+held = []
+
+
+def frame(text):
+    data = text.encode()
+    return struct.pack(">I", len(data)) + data
+
+
+while True:
+    client, _ = server.accept()
+    client.settimeout(0.5)
+    try:
+        request = client.recv(65536)
+    except OSError:
+        request = b""
+    if mode == "garbage":
+        client.sendall(struct.pack(">I", 300) + random.randbytes(300))
+    elif mode == "huge":
+        client.sendall(b"\xff\xff\xff\xff" + b"{" * 100)
+    elif mode == "zero":
+        client.sendall(b"\0\0\0\0")
+    elif mode == "truncated":
+        client.sendall(struct.pack(">I", 200) + b'{"reply":"status","status":{"sta')
+    elif mode == "lies":
+        if b'"status"' in request:
+            client.sendall(frame('{"reply":"status","status":{"state":"locked","owner":%d,"passcodeSet":true}}' % uid))
+        else:
+            client.sendall(frame('{"reply":"failure","exitCode":"x","message":"\\u0000\\n' + "\x01" * 500 + '"'))
+    elif mode == "escapes":
+        client.sendall(frame('{"reply\\":"status":"\\' + '[' * 5000 + '"state":"\\u12'))
+    elif mode == "silent":
+        held.append(client)
+        continue
+    client.close()

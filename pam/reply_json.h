@@ -1,0 +1,15 @@
+/* The few values the module reads from a daemon's reply (docs/CONTROL.md): a scalar by
+ * its key, at any depth. Replies are small flat objects; the daemon is trusted no further
+ * than that: any malformed text just yields "not found". */
+#ifndef PROTFS_PAM_REPLY_JSON_H
+#define PROTFS_PAM_REPLY_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Copies the value of the first member named `key` (a string without its quotes and with
+ * escapes reduced to one printable byte, or a number or literal as written) into `out`,
+ * NUL-terminated and truncated to `size`. False when there is no such member. */
+bool pp_json_scalar(const char *json, size_t length, const char *key, char *out, size_t size);
+
+#endif
