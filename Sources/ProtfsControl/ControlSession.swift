@@ -64,10 +64,13 @@ struct ControlSession {
         }
     }
 
+    /// The mounting user and root (SO_PEERCRED) may lock, unlock and change the passcode.
+    private var peerIsPrivileged: Bool { peer.uid == 0 || peer.uid == mountingUser }
+
     /// Privileged requests are for the mounting user and root only (SO_PEERCRED).
     private func refusal(of request: ControlRequest) -> ControlFailure? {
         guard request.needsMountingUser else { return nil }
-        if peer.uid == 0 || peer.uid == mountingUser { return nil }
+        if peerIsPrivileged { return nil }
         return ControlFailure(.failure, "not allowed: only the user who mounted \(mountpoint) (uid \(mountingUser)) and root "
                               + "may \(request.action) it; you are uid \(peer.uid)")
     }
@@ -76,7 +79,10 @@ struct ControlSession {
         do throws(ControlFailure) {
             switch message.request {
             case .status:
-                return .status(handler.status(caller: socket.peer()?.uid))
+                var report = handler.status(caller: socket.peer()?.uid)
+                report.owner = mountingUser
+                report.callerMayLock = peerIsPrivileged
+                return .status(report)
             case .lock(let mode):
                 try handler.lock(mode)
                 return .done

@@ -14,6 +14,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var retryAfterSeconds: Int?
     /// The caller's keychain items (SPEC section 6); nil when the store could not be read.
     public var items: Int?
+    /// Who may lock, unlock and change the passcode besides root, and whether the caller
+    /// may: the control server fills both in (it checks the peer); nil from an older daemon.
+    public var owner: UInt32?
+    public var callerMayLock: Bool?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32, mountpoint: String, backing: String,
                 passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil) {
@@ -34,7 +38,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
-        case items
+        case items, owner, callerMayLock
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
@@ -52,6 +56,8 @@ extension StatusReport {
         try container.encode(failedAttempts, forKey: .failedAttempts)
         try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
         try container.encode(items, forKey: .items)
+        try container.encode(owner, forKey: .owner)
+        try container.encode(callerMayLock, forKey: .callerMayLock)
     }
 }
 

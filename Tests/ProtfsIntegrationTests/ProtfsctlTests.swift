@@ -37,7 +37,8 @@ struct ProtfsctlTests {
         defer { try? vault.unmount() }
         var object = try statusObject(vault)
         #expect(Set(object.keys) == ["state", "graceSecondsLeft", "pid", "mountpoint", "backing", "passcodeSet", "grace",
-                                     "autolock", "failedAttempts", "retryAfterSeconds", "items"])
+                                     "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner", "callerMayLock"])
+        #expect((object["owner"] as? NSNumber)?.intValue == 0 && object["callerMayLock"] as? Bool == true)
         #expect(object["state"] as? String == "unlocked")
         #expect((object["items"] as? NSNumber)?.intValue == 0)  // the caller's keychain items (SPEC section 6)
         #expect(object["graceSecondsLeft"] is NSNull)
