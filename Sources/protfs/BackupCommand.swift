@@ -10,8 +10,8 @@ import ProtfsSystem
 enum BackupCommand {
     static let command = Command(
         name: "backup",
-        synopsis: "BACKING ARCHIVE [--device-key PATH] [--passcode-file F] [--backup-passphrase-file F] | --verify ARCHIVE [--device-key PATH] [--backup-passphrase-file F]",
-        valueOptions: ["--device-key", "--passcode-file", "--backup-passphrase-file"],
+        synopsis: "BACKING ARCHIVE [--device-key PATH] [--passcode-file F | --passcode-command CMD] [--backup-passphrase-file F] | --verify ARCHIVE [--device-key PATH] [--backup-passphrase-file F]",
+        valueOptions: PasscodeReader.options.union(["--device-key", "--backup-passphrase-file"]),
         flags: ["--verify"],
         run: run)
 
@@ -31,7 +31,7 @@ enum BackupCommand {
                 writeError("protfs backup: warning: \(backing) is mounted: its daemon's device key is used, not --device-key\n")
             }
             try MountedBackup.run(backing: backing, mountpoint: mountpoint, archive: operands[1],
-                                  passcodes: PasscodeReader(passcodeFile: arguments.value("--passcode-file")),
+                                  passcodes: try PasscodeReader(options: arguments, vault: backing),
                                   passphrases: passphrases)
             return
         }
@@ -39,7 +39,7 @@ enum BackupCommand {
         for warning in vault.warnings { writeError("protfs backup: warning: \(warning)\n") }
         let classKeys: PasscodeClassKeys
         if vault.passcodeSet {
-            classKeys = try vault.verifyPasscode(try PasscodeReader(passcodeFile: arguments.value("--passcode-file")).read())
+            classKeys = try vault.verifyPasscode(try PasscodeReader(options: arguments, vault: operands[0]).read())
         } else {
             classKeys = try vault.classKeysWithoutPasscode()
         }

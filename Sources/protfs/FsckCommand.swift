@@ -11,8 +11,8 @@ import ProtfsDomain
 enum FsckCommand {
     static let command = Command(
         name: "fsck",
-        synopsis: "BACKING [--repair] [--device-key PATH] [--passcode-file FILE]",
-        valueOptions: ["--device-key", "--passcode-file"],
+        synopsis: "BACKING [--repair] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD]",
+        valueOptions: PasscodeReader.options.union(["--device-key"]),
         flags: ["--repair"],
         run: run)
 
@@ -31,7 +31,7 @@ enum FsckCommand {
         let stateMissing = try checkState(of: vault, repair: arguments.isSet("--repair"))
         if !vault.passcodeSet {
             vault.install(try vault.classKeysWithoutPasscode())
-        } else if !stateMissing, let passcode = try readPasscode(file: arguments.value("--passcode-file")) {
+        } else if !stateMissing, let passcode = try readPasscode(PasscodeReader(options: arguments, vault: arguments.operands.first)) {
             try vault.unlock(passcode: passcode)
         }
         let report = VaultChecker(vault: vault, repair: arguments.isSet("--repair")).run()
@@ -59,13 +59,16 @@ enum FsckCommand {
     }
 
     /// The passcode is optional here: without one, fsck checks what needs none. From
-    /// `--passcode-file`; else the terminal (an empty line skips); else the first line of
-    /// standard input, if one comes within `standardInputWaitMilliseconds` (an empty or closed input,
-    /// or none at all, skips: fsck never hangs on an idle pipe).
-    private static func readPasscode(file: String?) throws(PasscodeInputError) -> SecureBuffer? {
-        let reader = PasscodeReader(passcodeFile: file)
-        if file != nil { return try reader.read() }
+    /// `--passcode-file`, `--passcode-command` or the systemd credential; else the terminal
+    /// (an empty line skips); else the first line of standard input, if one comes within
+    /// `standardInputWaitMilliseconds` (an empty or closed input, or none at all, skips: fsck
+    /// never hangs on an idle pipe, nor asks the password agents).
+    private static func readPasscode(_ reader: PasscodeReader) throws(PasscodeInputError) -> SecureBuffer? {
+        if reader.passcodeFile != nil || reader.passcodeCommand != nil || PasscodeReader.credentialPath() != nil {
+            return try reader.read()
+        }
         if isatty(STDIN_FILENO) != 1 {
+            guard !PasscodeReader.standardInputIsEmpty else { return nil }
             var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
             guard poll(&input, 1, standardInputWaitMilliseconds) == 1 else { return nil }
         }

@@ -10,6 +10,9 @@ struct MountOptions {
     var foreground = false
     var deviceKey: String?
     var passcodeFile: String?
+    var passcodeCommand: String?
+    /// `ask_passcode`: on the terminal, else through the system's password agents.
+    var askPasscode = false
     var grace = 10
     var autolock = 0
     var readOnly = false
@@ -29,7 +32,8 @@ struct MountOptions {
     /// protfs's own options that were given, by name, of those a remount cannot change.
     var givenOwnOptions: [String] = []
     static let fixedOnceRunning: Set = ["device_key", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
-                                        "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring"]
+                                        "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring",
+                                        "passcode_command", "ask_passcode"]
 
     /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
     /// comes), and the timers must not overflow.
@@ -63,6 +67,8 @@ struct MountOptions {
             case "remount": remount = true
             case "device_key": deviceKey = try required()
             case "passcode_file": passcodeFile = try required()
+            case "passcode_command": passcodeCommand = try required()
+            case "ask_passcode": askPasscode = true
             case "grace": grace = try seconds()
             case "autolock": autolock = try seconds()
             case "ro": readOnly = true
