@@ -4,16 +4,17 @@ import ProtfsCore
 import ProtfsFormat
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsSystem
 
-/// `protfs fsck BACKING [--repair] [--device-key PATH] [--passcode-file FILE]`: checks an
+/// `protfs fsck BACKING [--repair] [--device-key PATH] [--passcode-file FILE] [--progress|--json]`: checks an
 /// unmounted vault (the backing lock refuses a mounted one), prints one line per finding
 /// and a summary, and exits 0 clean, 8 damage left, 1 could not check (SPEC section 5).
 enum FsckCommand {
     static let command = Command(
         name: "fsck",
-        synopsis: "BACKING [--repair] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD]",
+        synopsis: "BACKING [--repair] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD] [--progress | --json]",
         valueOptions: PasscodeReader.options.union(["--device-key"]),
-        flags: ["--repair"],
+        flags: ProgressMeter.flags.union(["--repair"]),
         run: run)
 
     /// How long a piped standard input may take to deliver the passcode line.
@@ -34,7 +35,13 @@ enum FsckCommand {
         } else if !stateMissing, let passcode = try readPasscode(PasscodeReader(options: arguments, vault: arguments.operands.first)) {
             try vault.unlock(passcode: passcode)
         }
-        let report = VaultChecker(vault: vault, repair: arguments.isSet("--repair")).run()
+        let checker = VaultChecker(vault: vault, repair: arguments.isSet("--repair"))
+        let style = ProgressMeter.Style(arguments)
+        let meter = ProgressMeter(command: "protfs fsck", style: style,
+                                  total: style == .none ? nil : .bytes(TreeTally(path: backing).bytes))
+        checker.progress = meter.update
+        let report = checker.run()
+        meter.finish(objects: UInt64(report.objectsChecked), bytes: checker.bytesChecked)
         for finding in report.findings { print(finding.line) }
         print("protfs fsck: \(report.summary)")
         if stateMissing { throw CommandExit(code: .damage) }

@@ -1,16 +1,17 @@
 import ProtfsCommandLine
 import ProtfsCore
 import ProtfsCrypto
+import ProtfsSystem
 
 /// `protfs restore ARCHIVE BACKING [--device-key PATH] [--passcode-file F | --no-passcode]
-/// [--backup-passphrase-file F] [--kdf ...]`: a new vault from a backup, under this device key
+/// [--backup-passphrase-file F] [--progress|--json]`: a new vault from a backup, under this device key
 /// and a new passcode (docs/BACKUP.md).
 enum RestoreCommand {
     static let command = Command(
         name: "restore",
-        synopsis: "ARCHIVE BACKING [--device-key PATH] [--passcode-file F | --no-passcode] [--backup-passphrase-file F]",
+        synopsis: "ARCHIVE BACKING [--device-key PATH] [--passcode-file F | --no-passcode] [--backup-passphrase-file F] [--progress | --json]",
         valueOptions: ["--device-key", "--passcode-file", "--backup-passphrase-file"],
-        flags: ["--no-passcode"],
+        flags: ProgressMeter.flags.union(["--no-passcode"]),
         run: run)
 
     private static func run(_ arguments: ParsedArguments) throws {
@@ -22,10 +23,16 @@ enum RestoreCommand {
         let passphrase = try PasscodeReader(passcodeFile: arguments.value("--backup-passphrase-file"))
             .read(prompt: "Backup passphrase: ")
         let passcodes = PasscodeReader(passcodeFile: arguments.value("--passcode-file"))
+        // The archive's size: its contents are nearly all of it, enough for the time left.
+        let style = ProgressMeter.Style(arguments)
+        let archiveSize = style == .none ? nil : TreeTally(path: operands[0]).bytes
+        let meter = ProgressMeter(command: "protfs restore", style: style, total: archiveSize.map { .bytes($0) })
         let restored = try VaultRestore.restore(archive: operands[0], backing: operands[1],
                                                 deviceKeyPath: arguments.value("--device-key"), passphrase: passphrase,
                                                 passcodeAtHand: noPasscode || arguments.value("--passcode-file") != nil,
-                                                passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try passcodes.readNew() })
+                                                passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try passcodes.readNew() },
+                                                progress: meter.update)
+        meter.finish(objects: restored.entries, bytes: restored.bytes)
         print("Restored \(restored.entries) objects of vault \(restored.vaultID) into \(operands[1]).")
         if restored.deviceKeyCreated {
             writeError("protfs restore: created the device key \(restored.deviceKeyPath). Back it up and keep it private: "

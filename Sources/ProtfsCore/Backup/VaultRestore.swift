@@ -8,6 +8,8 @@ public enum VaultRestore {
     public struct Restored: Sendable {
         public let vaultID: ObjectID
         public let entries: UInt64
+        /// The bytes of file contents restored.
+        public let bytes: UInt64
         public let deviceKeyPath: String
         public let deviceKeyCreated: Bool
     }
@@ -60,7 +62,8 @@ public enum VaultRestore {
     /// passphrase is told before anything is made; any later failure removes what was made.
     public static func restore<PasscodeError: Error>(
         archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer, passcodeAtHand: Bool = false,
-        passcode: () throws(PasscodeError) -> SecureBuffer?
+        passcode: () throws(PasscodeError) -> SecureBuffer?,
+        progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in }
     ) throws -> Restored {
         let existed = try checkDestination(backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
@@ -113,7 +116,8 @@ public enum VaultRestore {
                                                              classBPublicKey: keys.classBPublicKey))
             let maker = try RestoreMaker(into: target)
             defer { maker.stop() }
-            let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), maker: maker)
+            let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), maker: maker,
+                                       progress: progress)
             try replay.run()
             try maker.finish()
             guard let restored = try keybagMade.take()?.get() else { preconditionFailure("no keybag from its derivation") }
@@ -123,7 +127,7 @@ public enum VaultRestore {
                 if restored.generation > state.generation { try state.record(generation: restored.generation) }
                 try restored.write(in: root, backingPath: backing)
             }
-            return Restored(vaultID: keys.vaultID, entries: replay.entryCount, deviceKeyPath: deviceKeyFile.path,
+            return Restored(vaultID: keys.vaultID, entries: replay.entryCount, bytes: replay.byteCount, deviceKeyPath: deviceKeyFile.path,
                             deviceKeyCreated: deviceKeyCreated)
         } catch {
             removeContents(of: root)
