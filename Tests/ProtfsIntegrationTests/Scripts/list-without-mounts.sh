@@ -4,6 +4,7 @@
 # there is none and exit 0.
 set -euo pipefail
 protfsctl=$1
+# shellcheck disable=SC2016  # the inner shell expands, in the new namespace
 exec unshare --mount --propagation private bash -c '
     awk "\$3 == \"fuse.protfs\" { print \$2 }" /proc/mounts | while read -r mountpoint; do
         umount -l "$(printf "%b" "$mountpoint")"
