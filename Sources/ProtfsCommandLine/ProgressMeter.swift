@@ -5,7 +5,7 @@ import ProtfsSystem
 /// on standard error, where it never mixes with a command's output: a line redrawn at most
 /// four times a second (objects, bytes, rate, time left when the total is known) on a
 /// terminal or with `--progress`, nothing on a pipe, or with `--json` one JSON object a line
-/// at the same pace and a last one with `"done":true` (docs/PROGRESS.md).
+/// at the same pace and a last one with `"done":true` (docs/OPERATIONS.md).
 public final class ProgressMeter {
     /// The flags of every command that shows progress.
     public static let flags: Set = ["--progress", "--json"]

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Shell completion (docs/COMPLETION.md), made by `TOOL completion SHELL` from the command
+/// Shell completion (docs/OPERATIONS.md), made by `TOOL completion SHELL` from the command
 /// table: bash offers every command of `--help` and every option of each, classes after
 /// `class set`, accessibilities after `--accessible`, live mount points; zsh and fish load
 /// their scripts without a word.

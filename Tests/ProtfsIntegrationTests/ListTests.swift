@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// `protfsctl list` (docs/CONTROL.md): every protfs mount with what its daemon lets the
+/// `protfsctl list` (docs/OPERATIONS.md): every protfs mount with what its daemon lets the
 /// caller see, from root's side and from a real user's, with three mounts of two owners.
 @Suite("protfsctl list", .serialized)
 struct ListTests {

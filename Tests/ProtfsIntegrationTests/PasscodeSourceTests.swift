@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// Where a passcode may come from besides a file (docs/PASSCODES.md): a command's output,
+/// Where a passcode may come from besides a file (docs/OPERATIONS.md): a command's output,
 /// the system's password agents through `systemd-ask-password`, a systemd credential. Never
 /// argv or the environment.
 @Suite("passcode sources", .serialized)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Progress of long work (docs/PROGRESS.md): `--json` gives one JSON object a line on
+/// Progress of long work (docs/OPERATIONS.md): `--json` gives one JSON object a line on
 /// standard error whose counts only grow and end, `"done":true`, at the work's total; on a
 /// pipe without `--progress` nothing is added. `fsck`, `restore` and `class set -R` on a tree
 /// of 10,000 files.
