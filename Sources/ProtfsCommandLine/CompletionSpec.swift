@@ -2,9 +2,10 @@ import ProtfsDomain
 
 /// What a shell may offer for each command of a table, read from the commands themselves:
 /// their options, and the placeholders of their synopses (`MOUNTPOINT`: the live protfs
-/// mounts; `CLASS`: the class names and their aliases; `--accessible V`: the
-/// accessibilities; `a|b`: those words; anything else: files). An option that the synopsis
-/// does not show is internal, and never offered.
+/// mounts, unless it follows `BACKING`; `CLASS`: the class names and their aliases;
+/// `--accessible V`: the accessibilities; `a|b`: those words; `PATH`, `FILE`, `F`,
+/// `ARCHIVE`: files; any other placeholder of an option's value is free text). An option
+/// that the synopsis does not show is internal, and never offered.
 struct CompletionSpec {
     enum Kind: Equatable {
         case mountpoint, protectionClass, accessibility, file
@@ -58,7 +59,9 @@ struct CompletionSpec {
             guard outside, bare.first?.isUppercase == true, !command.valueOptions.contains(previous) else { continue }
             repeatsLast = bare.hasSuffix("...")
             let name = repeatsLast ? String(bare.dropLast(3)) : bare
-            operands.append(name == "MOUNTPOINT" ? .mountpoint : name == "CLASS" ? .protectionClass : .file)
+            // `BACKING MOUNTPOINT` is a mount to make: any directory, not a live mount.
+            let live = name == "MOUNTPOINT" && !command.synopsis.hasPrefix("BACKING MOUNTPOINT")
+            operands.append(live ? .mountpoint : name == "CLASS" ? .protectionClass : .file)
         }
         return Entry(words: command.words, options: options, operands: operands, repeatsLast: repeatsLast)
     }
