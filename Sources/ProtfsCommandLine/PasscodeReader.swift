@@ -150,10 +150,14 @@ extension PasscodeReader {
     /// The passcode options every command that reads a passcode takes.
     public static let options: Set = ["--passcode-file", "--passcode-command"]
 
-    /// The reader of a command's `--passcode-file FILE` or `--passcode-command CMD`.
+    /// The reader of a command's `--passcode-file FILE` or `--passcode-command CMD`, which
+    /// exclude each other and `--no-passcode`.
     public init(options arguments: ParsedArguments, vault: String? = nil) throws(UsageError) {
         let file = arguments.value("--passcode-file"), command = arguments.value("--passcode-command")
         guard file == nil || command == nil else { throw UsageError("--passcode-file and --passcode-command exclude each other") }
+        if arguments.isSet("--no-passcode"), let given = file != nil ? "--passcode-file" : command != nil ? "--passcode-command" : nil {
+            throw UsageError("--no-passcode and \(given) exclude each other")
+        }
         self.init(passcodeFile: file, passcodeCommand: command, vault: vault)
     }
 }
