@@ -3,7 +3,7 @@ import Glibc
 import ProtfsDomain
 import ProtfsSystem
 
-/// The `user.protfs.class` extended attribute (SPEC section 1), by path or descriptor.
+/// The `user.protfs.class` extended attribute (docs/CLASSES.md), by path or descriptor.
 enum ClassAttribute {
     static let name = "user.protfs.class"
 

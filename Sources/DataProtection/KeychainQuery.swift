@@ -1,7 +1,7 @@
 import Foundation
 import ProtfsDomain
 
-/// A `SecItem` dictionary read into what the item requests need (SPEC sections 6 and 8).
+/// A `SecItem` dictionary read into what the item requests need (docs/CONTROL.md and README.md).
 /// Whatever the protfs keychain cannot honour is `errSecParam`, never silently ignored: an
 /// unknown key, another item class, a value of the wrong type.
 struct KeychainQuery {

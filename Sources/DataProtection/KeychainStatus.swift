@@ -9,7 +9,7 @@ struct KeychainStatus: Error, Equatable {
     static let notAvailable = KeychainStatus(status: errSecNotAvailable)
     static let itemNotFound = KeychainStatus(status: errSecItemNotFound)
 
-    /// The status for a refusal of the daemon, by its exit code (SPEC section 6).
+    /// The status for a refusal of the daemon, by its exit code (docs/CONTROL.md).
     init(_ failure: ControlFailure) {
         switch failure.exitCode {
         case .refusedByLockState: status = errSecInteractionNotAllowed

@@ -4,7 +4,7 @@ import Glibc
 import ProtfsDomain
 import ProtfsSystem
 
-/// Writes a file whose class is in force before its first byte (SPEC section 8). On protfs
+/// Writes a file whose class is in force before its first byte (README.md). On protfs
 /// a new file takes its directory's class, and re-classing a file re-wraps only its key,
 /// which for an empty file is all there is: so the file is created empty, classed, and only
 /// then written. An atomic write does that to a temporary file beside the target, syncs it

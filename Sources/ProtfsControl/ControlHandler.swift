@@ -26,7 +26,7 @@ public protocol ControlHandler: Sendable {
     /// A keychain item request for `owner` (the peer's uid, or the uid root named); `secret`
     /// is the one the request carries, if any. Returns `done`, `item` with the secret, or `items`.
     func item(_ operation: ItemRequest.Operation, owner: uid_t, secret: SecureBuffer?) throws(ControlFailure) -> ControlReplyMessage
-    /// A backup of the vault (SPEC section 7) streamed into `archive`, the client's file, which
+    /// A backup of the vault (docs/BACKUP.md) streamed into `archive`, the client's file, which
     /// the handler checks before it writes. `passcode` nil: the client says the vault has none.
     /// `progress` gets the objects and file bytes so far after each object; it returns false
     /// once the client is gone, and the walk stops. Returns the items left out.

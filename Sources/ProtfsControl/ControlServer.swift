@@ -31,7 +31,7 @@ public enum ControlServerError: Error, Sendable, Equatable, CustomStringConverti
     }
 }
 
-/// The daemon's control socket (SPEC section 5): created at `start()`, served by an accept
+/// The daemon's control socket (docs/CONTROL.md): created at `start()`, served by an accept
 /// thread and one thread per connection (within the bounds of `ControlAdmission`; more are
 /// refused with a message), removed at `stop()`.
 public final class ControlServer: Sendable {

@@ -3,7 +3,7 @@ import ProtfsSystem
 
 extension ControlClient {
     /// Asks the daemon to write a backup of its vault into `archive` (a new, empty regular
-    /// file the caller created and owns; SPEC section 7): `passcode` (nil for a vault without
+    /// file the caller created and owns; docs/BACKUP.md): `passcode` (nil for a vault without
     /// one) and `passphrase` travel as secrets, the archive as a descriptor. `progress` gets
     /// the objects and file bytes so far now and then. Returns how many `...ThisDeviceOnly`
     /// items were left out. Closing the connection (the caller dies) stops the daemon's walk.

@@ -62,7 +62,7 @@ public enum ControlRequest: Sendable, Equatable {
     case lock(LockRequest)
     case unlock
     case changePasscode
-    /// Vaults without a passcode (SPEC section 7): unlock with the device key alone, set a
+    /// Vaults without a passcode (docs/BACKUP.md): unlock with the device key alone, set a
     /// passcode on such a vault, remove the passcode of a vault.
     case unlockWithoutPasscode
     case setPasscode
@@ -71,7 +71,7 @@ public enum ControlRequest: Sendable, Equatable {
     case backingPath([[UInt8]])
     case watch
     case item(ItemRequest)
-    /// A backup of the mounted vault (SPEC section 7) into the descriptor that follows the
+    /// A backup of the mounted vault (docs/BACKUP.md) into the descriptor that follows the
     /// secrets; `passcode`: the vault has one, and it comes first.
     case backup(passcode: Bool)
 

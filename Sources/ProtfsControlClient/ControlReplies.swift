@@ -1,6 +1,6 @@
 import ProtfsDomain
 
-/// `protfsctl status --json`: SPEC section 5's fields and the caller's item count.
+/// `protfsctl status --json`: docs/CONTROL.md's fields and the caller's item count.
 public struct StatusReport: Sendable, Codable, Equatable {
     public var state: LockState
     public var graceSecondsLeft: Int?
@@ -12,7 +12,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var autolock: Int
     public var failedAttempts: Int
     public var retryAfterSeconds: Int?
-    /// The caller's keychain items (SPEC section 6); nil when the store could not be read.
+    /// The caller's keychain items (docs/CONTROL.md); nil when the store could not be read.
     public var items: Int?
     /// Who may lock, unlock and change the passcode besides root, and whether the caller
     /// may: the control server fills both in (it checks the peer); nil from an older daemon.

@@ -2,7 +2,7 @@ import Glibc
 import ProtfsCrypto
 import ProtfsSystem
 
-/// Where the control socket of a mount lives (SPEC section 5):
+/// Where the control socket of a mount lives (docs/CONTROL.md):
 /// `/run/protfs/<16 hex digits>.sock` for a root daemon, `$XDG_RUNTIME_DIR/protfs/...` for
 /// any other, named after the first 8 bytes of SHA-256 of the canonical mount point path so
 /// that any path spelling of the same mount point finds the same socket.

@@ -1,6 +1,6 @@
 import ProtfsDomain
 
-/// A keychain item request (SPEC section 6). The daemon acts for the caller's uid
+/// A keychain item request (docs/CONTROL.md). The daemon acts for the caller's uid
 /// (`SO_PEERCRED`); `uid`, root only, names another owner. The secret of `add` and of an
 /// `update` that changes it travels after the header, never in it.
 public struct ItemRequest: Sendable, Equatable {

@@ -10,7 +10,7 @@ import Synchronization
 /// and backing directory (the `flock` makes it one per machine).
 public final class Vault: Sendable {
     /// How long `open` and `initialize` wait for another process to release the backing
-    /// directory (SPEC section 4: a daemon being unmounted may still be exiting).
+    /// directory (docs/FORMAT.md: a daemon being unmounted may still be exiting).
     public static let lockTimeout = Duration.seconds(5)
 
     public let backingPath: String
@@ -94,7 +94,7 @@ public final class Vault: Sendable {
     // MARK: passcodes
 
     /// False for a vault made with `init --no-passcode` or whose passcode was removed: its
-    /// class keys open with the device key alone (SPEC section 7).
+    /// class keys open with the device key alone (docs/BACKUP.md).
     public var passcodeSet: Bool { hasPasscode.load(ordering: .acquiring) }
 
     /// The shared counter as its file holds it now (another process of the vault may have
@@ -178,7 +178,7 @@ public final class Vault: Sendable {
         }
     }
 
-    /// SPEC section 5: refused during a delay; counted and synced before Argon2id; reset once
+    /// docs/CONTROL.md: refused during a delay; counted and synced before Argon2id; reset once
     /// the passcode is known to be right.
     private static func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord,
                                deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys {

@@ -46,7 +46,7 @@ public struct VaultState: Sendable, Equatable {
         return state
     }
 
-    /// The wrong-passphrase record of a backup archive (SPEC section 7), kept like a vault's
+    /// The wrong-passphrase record of a backup archive (docs/BACKUP.md), kept like a vault's
     /// beside the device key: `DIR(device key)/backups/<archive id hex>.state`. A new archive
     /// starts a record at zero (only `generation` 0 and the counter are used).
     public static func load(beside deviceKey: DeviceKeyFile, archiveID: ObjectID) throws(VaultError) -> VaultState {

@@ -1,4 +1,4 @@
-/// The exit codes of SPEC section 5, shared by every command.
+/// The exit codes of docs/CONTROL.md, shared by every command.
 public enum ExitCode: Int32, Sendable {
     case success = 0
     case failure = 1

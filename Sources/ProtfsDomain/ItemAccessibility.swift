@@ -1,4 +1,4 @@
-/// When a keychain item's secret may be read (SPEC section 6), as `kSecAttrAccessible` says
+/// When a keychain item's secret may be read (docs/CONTROL.md), as `kSecAttrAccessible` says
 /// on iOS. The raw value is the accessibility id sealed in item records and bound into their
 /// associated data; it never changes.
 public enum ItemAccessibility: UInt8, CaseIterable, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-/// A keychain item's attributes: everything but its secret (SPEC section 6). Sealed under
+/// A keychain item's attributes: everything but its secret (docs/CONTROL.md). Sealed under
 /// the vault's metadata key, so they are readable in every lock state.
 public struct ItemAttributes: Sendable, Equatable {
     public var service: String
@@ -45,7 +45,7 @@ public struct ItemChanges: Sendable, Equatable {
     }
 }
 
-/// The bounds of SPEC section 6 and of the item store.
+/// The bounds of docs/CONTROL.md and of the item store.
 public enum ItemLimits {
     /// A secret's bytes: more is a usage error (a file of the same class is the place).
     public static let maximumSecretLength = 64 * 1024

@@ -9,7 +9,7 @@ public enum LockEvent: String, Sendable, Codable, CaseIterable {
     case didBecomeAvailable
 }
 
-/// What `protfsctl lock` asks for (SPEC section 2).
+/// What `protfsctl lock` asks for (docs/CLASSES.md).
 public enum LockRequest: String, Sendable, Codable, CaseIterable {
     /// Start the grace period and return once the state is `locking`.
     case normal

@@ -1,4 +1,4 @@
-/// The lock states of SPEC section 2.
+/// The lock states of docs/CLASSES.md.
 public enum LockState: String, CaseIterable, Sendable, Hashable, Codable {
     /// Mounted, and no passcode entered since mount.
     case beforeFirstUnlock

@@ -1,6 +1,6 @@
 import Glibc
 
-/// SPEC section 5's delays after wrong passcodes: failures 1-4 none; the 5th 60 s; the 6th
+/// docs/CONTROL.md's delays after wrong passcodes: failures 1-4 none; the 5th 60 s; the 6th
 /// 5 min; the 7th and 8th 15 min; the 9th and later 60 min.
 public enum RateLimiter {
     public static let firstDelayedFailure = 5

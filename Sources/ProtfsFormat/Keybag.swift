@@ -5,7 +5,7 @@ import ProtfsSystem
 /// `BACKING/protfs.keybag`, the 534-byte layout of docs/FORMAT.md: the filesystem key and
 /// the four class keys, each wrapped under the device (filesystem key, `none`) or under
 /// passcode + device (the others), the class-B public key in the clear, and a MAC over the
-/// whole under a device-derived key. A vault without a passcode (SPEC section 7) has a
+/// whole under a device-derived key. A vault without a passcode (docs/BACKUP.md) has a
 /// version-2 keybag, the same layout with a flag, whose passcode entries are wrapped under
 /// the device alone; a vault with a passcode keeps version 1, which older builds read. A value
 /// of this type has passed every check of `decode` (or was just assembled), so its fields can

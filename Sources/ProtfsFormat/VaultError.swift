@@ -31,7 +31,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case wrongPasscode(failedAttempts: Int)
     case rateLimited(retryAfterSeconds: Int)
     case passcodeHashFailed
-    /// A passcode operation on a vault without one (SPEC section 7).
+    /// A passcode operation on a vault without one (docs/BACKUP.md).
     case noPasscodeSet
     /// An operation for vaults without a passcode on one that has a passcode.
     case passcodeRequired

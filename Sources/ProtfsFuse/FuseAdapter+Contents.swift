@@ -15,8 +15,11 @@ extension FuseAdapter {
 
     func open(_ req: fuse_req_t, _ id: fuse_ino_t, _ fi: UnsafeMutablePointer<fuse_file_info>) {
         respond(req) { () throws(Errno) in
-            let handle = try fileSystem.open(node(id), writable: Self.isWritable(fi.pointee.flags))
-            store(handle, in: fi)
+            let holder = Self.caller(req).uid
+            let handle = try withHandleShare(for: holder) { () throws(Errno) in
+                try fileSystem.open(node(id), writable: Self.isWritable(fi.pointee.flags))
+            }
+            store(handle, holder: holder, in: fi)
             // Reads from cached pages never reach the daemon: a read that must move the access
             // time (relatime) has to, so the pages go.
             if fi.pointee.flags & O_ACCMODE != O_WRONLY, fileSystem.accessTimeIsDue(of: handle.node) {
@@ -29,13 +32,18 @@ extension FuseAdapter {
     func create(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>, _ mode: mode_t,
                 _ fi: UnsafeMutablePointer<fuse_file_info>) {
         respond(req) { () throws(Errno) in
-            let (created, handle, attributes) = try fileSystem.createFile(Self.name(name), in: node(parent), mode: mode,
-                                                                          caller: Self.caller(req),
-                                                                          writable: Self.isWritable(fi.pointee.flags))
-            store(handle, in: fi)
+            let caller = Self.caller(req)
+            try checkRoomForNode(req)
+            let created = try withHandleShare(for: caller.uid) { () throws(Errno) in
+                try fileSystem.createFile(Self.name(name), in: node(parent), mode: mode, caller: caller,
+                                          writable: Self.isWritable(fi.pointee.flags))
+            }
+            store(created.handle, holder: caller.uid, in: fi)
             var entry = fuse_entry_param()
-            entry.ino = inodes.remember(created)
-            entry.attr = attributes
+            // Admitted above: a node is refused only while others of the uid's requests filled
+            // its share meanwhile, and then the file was made and opened: it is counted anyway.
+            entry.ino = inodes.rememberAdmitted(created.node, for: caller.uid)
+            entry.attr = created.attributes
             entry.attr_timeout = cacheTimeout
             entry.entry_timeout = cacheTimeout
             if fuse_reply_create(req, &entry, fi) != 0 {
@@ -47,9 +55,10 @@ extension FuseAdapter {
 
     /// Releases the handle stored in `fi` (on `release`, or when the kernel did not take it).
     func dropHandle(_ fi: UnsafeMutablePointer<fuse_file_info>) {
-        guard let handle = Self.handle(fi) else { return }
-        fileSystem.release(handle)
-        Unmanaged.passUnretained(handle).release()
+        guard let held = Self.heldHandle(fi) else { return }
+        fileSystem.release(held.handle)
+        giveBackHandleShare(for: held.holder)
+        Unmanaged.passUnretained(held).release()
         fi.pointee.fh = 0
     }
 

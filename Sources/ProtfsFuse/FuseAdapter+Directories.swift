@@ -33,9 +33,11 @@ extension FuseAdapter {
     /// Entries with their attributes where the listing advisor expects them to be used
     /// (`ls -l` then needs no lookup per entry), else names and types only, as `readdir`
     /// gives them (node id 0: the kernel takes nothing but the name). Each entry the kernel
-    /// takes with a node id counts as a lookup.
+    /// takes with a node id counts as a lookup, and a new node against the caller's share:
+    /// past half of it, entries go without attributes, leaving room for the lookups.
     func readdirplus(_ req: fuse_req_t, _ id: fuse_ino_t, _ size: Int, _ offset: off_t) {
-        let everyEntry = listingAdvisor.beginReply(listing: id, to: Self.caller(req).pid)
+        let caller = Self.caller(req)
+        let everyEntry = listingAdvisor.beginReply(listing: id, to: caller.pid)
         // A walker opens the subdirectories it is shown: of the entries taken, the
         // directories get their metadata read ahead.
         var shown: [BackingNode] = []
@@ -45,9 +47,9 @@ extension FuseAdapter {
             var remembered: fuse_ino_t = 0
             var taken: BackingNode?
             if item.backingName != nil, everyEntry || ListingAdvisor.entryCarriesAttributes(type: item.type),
-               let node = try? fileSystem.node(of: item, in: listing.directory),
-               let attributes = try? fileSystem.attributes(of: node) {
-                let kept = inodes.rememberKept(node)
+               inodes.hasRoomForListing(caller.uid), let node = try? fileSystem.node(of: item, in: listing.directory),
+               let attributes = try? fileSystem.attributes(of: node),
+               let kept = try? inodes.rememberKept(node, for: caller.uid) {
                 remembered = kept.id
                 taken = kept.node
                 entry.ino = remembered

@@ -68,6 +68,7 @@ extension FuseAdapter {
 
     func mknod(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>, _ mode: mode_t, _ device: dev_t) {
         respond(req) { () throws(Errno) in
+            try checkRoomForNode(req)
             let created = try fileSystem.makeNode(Self.name(name), in: node(parent), mode: mode, device: device,
                                                   caller: Self.caller(req))
             try replyEntry(req, created)
@@ -76,6 +77,7 @@ extension FuseAdapter {
 
     func mkdir(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>, _ mode: mode_t) {
         respond(req) { () throws(Errno) in
+            try checkRoomForNode(req)
             let created = try fileSystem.makeDirectory(Self.name(name), in: node(parent), mode: mode, caller: Self.caller(req))
             try replyEntry(req, created)
         }
@@ -85,6 +87,7 @@ extension FuseAdapter {
         respond(req) { () throws(Errno) in
             var plaintextTarget = Self.name(target)
             defer { secureZero(&plaintextTarget) }
+            try checkRoomForNode(req)
             let created = try fileSystem.makeSymlink(Self.name(name), in: node(parent), target: plaintextTarget,
                                                      caller: Self.caller(req))
             try replyEntry(req, created)

@@ -23,6 +23,12 @@ public final class FuseAdapter: Sendable {
 
     /// Asks the kernel to forget little-used nodes when their descriptors run short.
     let pruner: InodePruner
+    /// The open handles each bounded uid holds (`DescriptorShares.handles`).
+    let handleHolders: Mutex<ShareLedger>
+    /// The uids never refused a share (root, the vault's owner).
+    let privilege: MountPrivilege
+    /// Requests of bounded uids waiting for room now (`waitForRoom`).
+    let roomWaiters = Atomic<Int>(0)
     /// Which entries of a listing carry their attributes.
     let listingAdvisor = ListingAdvisor()
     /// Where listings reached the end (the request that follows is answered at once).
@@ -48,14 +54,21 @@ public final class FuseAdapter: Sendable {
         return Unmanaged<RingTransport>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
     }
 
+    /// `shares`: of this process's descriptors, what the node table may hold and what each
+    /// uid may pin; `privilege`: the uids never refused for it.
     public init(fileSystem: VaultFileSystem, log: DaemonLog, cacheTimeout: Double = 30,
-                nodeCapacity: Int = InodePruner.capacityFromDescriptorLimit()) {
+                shares: DescriptorShares = .ofThisProcess(), privilege: MountPrivilege) {
         self.fileSystem = fileSystem
         self.log = log
         self.cacheTimeout = cacheTimeout
-        pruner = InodePruner(capacity: nodeCapacity)
-        inodes = InodeTable(root: fileSystem.root, capacity: nodeCapacity)
-        inodes.whenCrowded { [unowned self] in pruner.crowded(self) }
+        self.privilege = privilege
+        pruner = InodePruner(capacity: shares.nodeCapacity)
+        inodes = InodeTable(root: fileSystem.root, capacity: shares.nodeCapacity, ceiling: shares.nodeCeiling,
+                            shares: shares.nodes, privilege: privilege)
+        handleHolders = Mutex(ShareLedger(shares.handles, privilege: privilege))
+        inodes.whenCrowded { [unowned self] uid in
+            if let uid { pruner.crowded(self, by: uid) } else { pruner.crowded(self) }
+        }
     }
 
     /// The adapter of a request. Requests count as activity for auto-lock, except the
@@ -106,9 +119,51 @@ public final class FuseAdapter: Sendable {
         }
     }
 
+    /// Refuses a request that would create a node its uid has no room for, before anything
+    /// is created (the node is counted when the reply names it).
+    func checkRoomForNode(_ req: fuse_req_t) throws(Errno) {
+        let uid = Self.caller(req).uid
+        guard inodes.admits(uid) || waitForRoom(for: uid) else { throw .tooManyOpenFiles }
+    }
+
+    /// The longest a request of a uid at its share of nodes waits for the pruner to free some.
+    static let roomWait = Duration.milliseconds(100)
+    /// Requests of bounded uids that may wait for room at once, of the request loop's 16
+    /// workers: a user whose nodes are pinned (the pruner sends them, the kernel keeps them)
+    /// makes each of its requests wait, and must not hold every worker that way.
+    static let maximumRoomWaiters = 4
+
+    /// Waits, up to `roomWait`, while the pruner frees room for `uid` (the kernel's FORGETs
+    /// of its least used nodes): a user walking a large directory waits a moment instead of
+    /// failing; one whose nodes are all in use is refused at once. True once there is room.
+    func waitForRoom(for uid: uid_t) -> Bool {
+        if !privilege.isPrivileged(uid) {
+            guard roomWaiters.add(1, ordering: .relaxed).newValue <= Self.maximumRoomWaiters else {
+                roomWaiters.subtract(1, ordering: .relaxed)
+                return false
+            }
+        }
+        defer { if !privilege.isPrivileged(uid) { roomWaiters.subtract(1, ordering: .relaxed) } }
+        let deadline = MonotonicClock.nanoseconds(after: Self.roomWait)
+        // Room comes from the whole table's rounds when it is full, else from the uid's own.
+        while pruner.mayFreeRoom(for: inodes.isFull ? nil : uid), MonotonicClock.nanoseconds() < deadline {
+            usleep(1000)
+            if inodes.admits(uid) { return true }
+        }
+        return false
+    }
+
+    /// `inodes.remember` for `uid`, which may wait for room (`waitForRoom`).
+    func remember(_ node: BackingNode, for uid: uid_t) throws(Errno) -> fuse_ino_t {
+        do throws(Errno) { return try inodes.remember(node, for: uid) } catch {
+            guard waitForRoom(for: uid) else { throw error }
+            return try inodes.remember(node, for: uid)
+        }
+    }
+
     func replyEntry(_ req: fuse_req_t, _ node: BackingNode) throws(Errno) {
         let attributes = try fileSystem.attributes(of: node)
-        let id = inodes.remember(node)
+        let id = try remember(node, for: Self.caller(req).uid)
         var entry = fuse_entry_param()
         entry.ino = id
         entry.attr = attributes
@@ -123,14 +178,33 @@ public final class FuseAdapter: Sendable {
         fuse_reply_attr(req, &st, cacheTimeout)
     }
 
-    static func handle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> OpenFileHandle? {
+    static func handle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> OpenFileHandle? { heldHandle(fi)?.handle }
+
+    static func heldHandle(_ fi: UnsafeMutablePointer<fuse_file_info>?) -> HeldHandle? {
         guard let fi, fi.pointee.fh != 0 else { return nil }
-        return Unmanaged<OpenFileHandle>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
+        return Unmanaged<HeldHandle>.fromOpaque(UnsafeRawPointer(bitPattern: UInt(fi.pointee.fh))!).takeUnretainedValue()
     }
 
-    /// Hands a handle to the kernel: it comes back in `fi.fh` until `release`.
-    func store(_ handle: OpenFileHandle, in fi: UnsafeMutablePointer<fuse_file_info>) {
-        fi.pointee.fh = UInt64(UInt(bitPattern: Unmanaged.passRetained(handle).toOpaque()))
+    /// Runs `body` (an open) with one more handle counted for `uid`, or refuses it with
+    /// `EMFILE` past its share: each handle holds a backing descriptor and keeps its node's.
+    /// An open that fails gives the share back.
+    func withHandleShare<R>(for uid: uid_t, _ body: () throws(Errno) -> R) throws(Errno) -> R {
+        guard handleHolders.withLock({ $0.take(for: uid) }) else { throw .tooManyOpenFiles }
+        do throws(Errno) { return try body() } catch {
+            giveBackHandleShare(for: uid)
+            throw error
+        }
+    }
+
+    func giveBackHandleShare(for uid: uid_t) {
+        handleHolders.withLock { $0.giveBack(for: uid) }
+    }
+
+    /// Hands a handle to the kernel: it comes back in `fi.fh` until `release`. It counts
+    /// against `holder` (`takeHandleShare`) until then.
+    func store(_ handle: OpenFileHandle, holder: uid_t, in fi: UnsafeMutablePointer<fuse_file_info>) {
+        let held = HeldHandle(handle: handle, holder: holder)
+        fi.pointee.fh = UInt64(UInt(bitPattern: Unmanaged.passRetained(held).toOpaque()))
         // Pages stay valid across opens: every write goes through this daemon, and the lock
         // controller drops them explicitly when a class key goes.
         fi.pointee.keep_cache = 1
@@ -150,5 +224,17 @@ public final class FuseAdapter: Sendable {
            fi.pointee.flags & protfs_O_DIRECT != 0 || fi.pointee.flags & O_ACCMODE == O_WRONLY {
             fi.pointee.direct_io = 1
         }
+    }
+}
+
+/// An open handle as the kernel holds it (`fi.fh`): the vault's handle, and the uid whose
+/// share of handles it counts against.
+final class HeldHandle: Sendable {
+    let handle: OpenFileHandle
+    let holder: uid_t
+
+    init(handle: OpenFileHandle, holder: uid_t) {
+        self.handle = handle
+        self.holder = holder
     }
 }

@@ -11,6 +11,8 @@ import Synchronization
 /// in a `FUSE_NOTIFY_PRUNE` (protocol 7.45, Linux 6.16):
 /// it drops those it holds no reference to and sends their FORGETs, which close the
 /// descriptors. Ids in use (a cwd, an open file) stay; they are simply not pruned.
+/// A bounded uid (`DescriptorShares`) nearing its share of nodes gets rounds of its own,
+/// over its nodes only.
 public final class InodePruner: Sendable {
     /// `FUSE_NOTIFY_PRUNE` in `enum fuse_notify_code` (not in libfuse 3.14's headers).
     private static let notifyPrune: Int32 = 9
@@ -27,21 +29,14 @@ public final class InodePruner: Sendable {
     private let notBefore = Atomic<UInt64>(0)
     /// The kernel refused the notification (older than 6.16): nothing more to try.
     private let unsupported = Atomic<Bool>(false)
+    /// The uids with a round of their own scheduled (`UInt64.max`) or backing off (until
+    /// then): a uid whose nodes are all in use (one pinning them on purpose) must not hold
+    /// up the rounds of other uids or of the whole table.
+    private let userRounds = Mutex<[uid_t: UInt64]>([:])
 
     init(capacity: Int) {
         self.capacity = capacity
         target = capacity * 3 / 4
-    }
-
-    /// The capacity for this process: its descriptor limit, less a reserve for open files,
-    /// directory listings, the control socket and libraries.
-    public static func capacityFromDescriptorLimit() -> Int {
-        var files = rlimit()
-        // RLIM_INFINITY is all ones, beyond Int.max.
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &files) == 0,
-              files.rlim_cur < rlim_t(Int.max) else { return .max }
-        let limit = Int(files.rlim_cur)
-        return max(limit - max(limit / 5, 512), 64)
     }
 
     /// Called when the table has grown past its capacity, and when a request ran out of
@@ -62,13 +57,55 @@ public final class InodePruner: Sendable {
         }
     }
 
+    /// Called when the nodes `uid` holds near its share: prunes its least recently used ones
+    /// down to half the share, so that a user listing a large directory keeps finding room
+    /// (what it holds only through the kernel's cache goes); what it keeps in use stays and
+    /// counts.
+    func crowded(_ adapter: FuseAdapter, by uid: uid_t) {
+        guard !unsupported.load(ordering: .relaxed) else { return }
+        let now = MonotonicClock.nanoseconds()
+        let starts = userRounds.withLock { rounds in
+            rounds = rounds.filter { $0.value > now }
+            guard rounds[uid] == nil else { return false }
+            rounds[uid] = .max
+            return true
+        }
+        guard starts else { return }
+        queue.async { [self] in
+            let pruned = prune(adapter, heldBy: uid)
+            userRounds.withLock { $0[uid] = pruned == 0 ? MonotonicClock.nanoseconds(after: Self.idleBackoff) : nil }
+        }
+    }
+
+    /// Whether room may still come from rounds over the nodes of `uid` (nil: over the whole
+    /// table): one is under way, or the last had something to prune (its FORGETs may be on
+    /// their way). False while they back off after a round that found every node in use.
+    func mayFreeRoom(for uid: uid_t?) -> Bool {
+        guard !unsupported.load(ordering: .relaxed) else { return false }
+        let now = MonotonicClock.nanoseconds()
+        guard let uid else { return notBefore.load(ordering: .relaxed) <= now }
+        return userRounds.withLock { rounds in rounds[uid].map { $0 == .max || $0 <= now } ?? true }
+    }
+
     /// Sends the least recently used ids beyond `target`; returns how many, or nil when the
     /// table is not beyond it (any more).
     private func prune(_ adapter: FuseAdapter) -> Int? {
-        guard let session = adapter.session else { return nil }
         let excess = adapter.inodes.count - target
         guard excess > 0 else { return nil }
-        let ids = adapter.inodes.leastRecentlyUsed(excess) { $0.hasOpenHandles }
+        return send(adapter.inodes.leastRecentlyUsed(excess) { $0.hasOpenHandles }, for: adapter)
+    }
+
+    /// Sends the least recently used ids `uid` holds beyond half its share; returns how many,
+    /// or nil when it holds no more than that (any more).
+    private func prune(_ adapter: FuseAdapter, heldBy uid: uid_t) -> Int? {
+        let excess = adapter.inodes.holding(uid) - adapter.inodes.shares.perUser / 2
+        guard excess > 0 else { return nil }
+        return send(adapter.inodes.leastRecentlyUsed(excess, heldBy: uid) { $0.hasOpenHandles }, for: adapter)
+    }
+
+    /// Sends `ids` in batches; returns how many, 0 when the kernel refuses the notification.
+    private func send(_ ids: [fuse_ino_t], for adapter: FuseAdapter) -> Int? {
+        guard let session = adapter.session else { return nil }
         var start = 0
         while start < ids.count {
             let slice = Array(ids[start ..< min(start + Self.batch, ids.count)])

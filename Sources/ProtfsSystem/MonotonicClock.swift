@@ -1,9 +1,31 @@
 import Glibc
 
-/// `CLOCK_MONOTONIC` readings in nanoseconds: deadlines and idle times that a change of the
-/// wall clock cannot move. A reading is a `UInt64` so that it fits an `Atomic`; spans of time
-/// are `Duration`s, turned into nanoseconds (`wholeNanoseconds`) only to add to or compare
-/// with readings.
+/// A `CLOCK_MONOTONIC` reading: a deadline or the moment of an activity, which a change of
+/// the wall clock cannot move. Spans between readings are `Duration`s.
+public struct MonotonicInstant: Comparable, Hashable, Sendable {
+    /// Nanoseconds since the clock's (unspecified) start: what an `Atomic` can hold.
+    public let nanosecondsSinceStart: UInt64
+
+    public init(nanosecondsSinceStart: UInt64) { self.nanosecondsSinceStart = nanosecondsSinceStart }
+
+    public static var now: MonotonicInstant { MonotonicInstant(nanosecondsSinceStart: MonotonicClock.nanoseconds()) }
+
+    /// The instant `duration` later (a negative duration: this one).
+    public func advanced(by duration: Duration) -> MonotonicInstant {
+        MonotonicInstant(nanosecondsSinceStart: nanosecondsSinceStart + duration.wholeNanoseconds)
+    }
+
+    /// How long after `earlier` this is; zero when it is not after it.
+    public func duration(since earlier: MonotonicInstant) -> Duration {
+        nanosecondsSinceStart > earlier.nanosecondsSinceStart
+            ? .nanoseconds(nanosecondsSinceStart - earlier.nanosecondsSinceStart) : .zero
+    }
+
+    public static func < (a: MonotonicInstant, b: MonotonicInstant) -> Bool { a.nanosecondsSinceStart < b.nanosecondsSinceStart }
+}
+
+/// `CLOCK_MONOTONIC` readings in bare nanoseconds, for the hot paths of the request loop that
+/// compare them by the million; elsewhere `MonotonicInstant` says what a reading is.
 public enum MonotonicClock {
     public static func nanoseconds() -> UInt64 {
         var time = timespec()

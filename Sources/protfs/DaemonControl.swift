@@ -29,7 +29,7 @@ final class DaemonControl: ControlHandler {
     func status(caller: uid_t?) -> StatusReport {
         StatusReport(state: controller.state, graceSecondsLeft: controller.graceSecondsLeft, pid: getpid(),
                      mountpoint: mountpoint, backing: vault.backingPath, passcodeSet: vault.passcodeSet,
-                     grace: controller.grace, autolock: controller.autolock, failedAttempts: vault.failedAttempts,
+                     grace: controller.grace.secondsRoundedUp, autolock: controller.autolock.secondsRoundedUp, failedAttempts: vault.failedAttempts,
                      retryAfterSeconds: vault.retryAfterSeconds, items: caller.flatMap { try? items.count(owner: $0) })
     }
 
@@ -41,6 +41,9 @@ final class DaemonControl: ControlHandler {
         do {
             try controller.unlock(passcode: passcode)
         } catch {
+            if case .wrongPasscode(let failed) = error {
+                log.warning("wrong passcode for \(mountpoint) (\(failed) failed attempts)", event: .wrongPasscode)
+            }
             throw ControlFailure(error.exitCode, error.description)
         }
     }
@@ -51,7 +54,7 @@ final class DaemonControl: ControlHandler {
         } catch {
             throw ControlFailure(error.exitCode, error.description)
         }
-        // SPEC section 6: without a passcode, those items go (as on iOS). After the keybag, so
+        // docs/CONTROL.md: without a passcode, those items go (as on iOS). After the keybag, so
         // none can be added in between; a crash before this leaves them refused, and the next
         // mount deletes them.
         if !vault.passcodeSet { try deletePasscodeBoundItems() }

@@ -8,7 +8,7 @@ import ProtfsSystem
 
 /// `protfs fsck BACKING [--repair] [--device-key PATH] [--passcode-file FILE] [--progress|--json]`: checks an
 /// unmounted vault (the backing lock refuses a mounted one), prints one line per finding
-/// and a summary, and exits 0 clean, 8 damage left, 1 could not check (SPEC section 5).
+/// and a summary, and exits 0 clean, 8 damage left, 1 could not check (docs/CONTROL.md).
 enum FsckCommand {
     static let command = Command(
         name: "fsck",

@@ -4,7 +4,7 @@ import ProtfsCrypto
 import ProtfsDomain
 
 /// `protfs init BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD |
-/// --no-passcode] [--kdf interactive|moderate]`: creates a vault, without a passcode when asked (SPEC section 7).
+/// --no-passcode] [--kdf interactive|moderate]`: creates a vault, without a passcode when asked (docs/BACKUP.md).
 enum InitCommand {
     static let command = Command(
         name: "init",

@@ -7,6 +7,7 @@ import ProtfsCrypto
 import ProtfsDomain
 import ProtfsFuse
 import ProtfsSystem
+import ProtfsSystemd
 
 /// `protfs mount`: checks, opens the vault (and unlocks it when given a passcode source),
 /// mounts, and serves until unmounted or SIGTERM; unless `-f`, in a daemon it starts and
@@ -66,7 +67,7 @@ enum MountCommand {
             vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
             for warning in vault.warnings { report("warning: \(warning)") }
             if !vault.passcodeSet {
-                // The device key alone opens it: it mounts `unlocked` (SPEC section 7).
+                // The device key alone opens it: it mounts `unlocked` (docs/BACKUP.md).
                 if options.passcodeFile != nil || options.passcodeCommand != nil {
                     report("warning: this vault has no passcode; passcode_file and passcode_command are not read")
                 }
@@ -114,7 +115,7 @@ enum MountCommand {
             let snapshots = SnapshotGate()
             fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
                                              snapshots: snapshots, reportDamage: { log.damage($0) })
-            adapter = FuseAdapter(fileSystem: fileSystem, log: log)
+            adapter = FuseAdapter(fileSystem: fileSystem, log: log, privilege: MountPrivilege(owner: getuid()))
             let items = ItemStore(vault: vault, controller: controller, snapshots: snapshots, privilegedOwners: [0, getuid()],
                                   reportDamage: { log.damage($0) })
             // A passcode removal interrupted before its items went: finish it.
@@ -130,7 +131,8 @@ enum MountCommand {
             report("cannot serve the vault at \(backing): \(error)")
             return .failure
         }
-        controller.attach(fileSystem: fileSystem, cache: adapter)
+        controller.attach(contentKeys: fileSystem, cache: adapter)
+        let reporting = DaemonReporting(log: log, controller: controller, mountpoint: mountpoint)
         do {
             try control.start()
         } catch {
@@ -141,14 +143,15 @@ enum MountCommand {
         RuntimeLockProbe.runIfAsked()
         detachment?.report(.success)
         if detachment != nil { log.detach() }
-        log.info("serving \(backing) on \(mountpoint)")
+        reporting.mounted(backing: backing)
         if latency != nil { log.info("idle CPUs poll while requests stream in (idle_poll: the whole machine's CPU latency target)") }
         _ = session.serve(maxThreads: configuration.maxThreads, latency: latency)
+        reporting.unmounting()
         control.stop()
         // Unmounted: nothing will use a key again.
         for protectionClass in ProtectionClass.allCases { fileSystem.dropContentKeys(of: protectionClass) }
         vault.keyring.remove(ProtectionClass.allCases)
-        log.info("unmounted \(mountpoint)")
+        reporting.unmounted()
         return .success
     }
 }
@@ -167,7 +170,8 @@ private func failed(_ error: some CommandError) -> ExitCode {
 /// blocked, for the session's watcher thread to take. And it may hold as many descriptors as
 /// the hard limit allows: every inode the kernel knows and every open file keeps a backing
 /// descriptor. The node table stays under the limit (it asks the kernel to forget little-used
-/// inodes, `InodePruner`), and the more it may hold, the fewer lookups that costs.
+/// inodes, `InodePruner`), and the more it may hold, the fewer lookups that costs; what
+/// each user may pin of it is cut from the raised limit (`DescriptorShares`).
 /// Its threads share two malloc arenas: glibc gives each new thread an arena of its own (up
 /// to 8 per core), and with the request loop's workers, each keeping the memory it once
 /// used, that made the daemon's resident set grow with the number of threads ever busy.

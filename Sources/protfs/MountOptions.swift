@@ -13,8 +13,9 @@ struct MountOptions {
     var passcodeCommand: String?
     /// `ask_passcode`: on the terminal, else through the system's password agents.
     var askPasscode = false
-    var grace = 10
-    var autolock = 0
+    var grace = Duration.seconds(10)
+    /// Zero: no auto-lock.
+    var autolock = Duration.zero
     var readOnly = false
     var allowOther = false
     var nonempty = false
@@ -55,12 +56,12 @@ struct MountOptions {
                 guard let value, !value.isEmpty else { throw UsageError("option '\(name)' needs a value (\(name)=...)") }
                 return value
             }
-            func seconds() throws(UsageError) -> Int {
+            func seconds() throws(UsageError) -> Duration {
                 guard let n = Int(try required()), (0...Self.maximumSeconds).contains(n) else {
                     throw UsageError("option '\(name)' takes whole seconds from 0 to \(Self.maximumSeconds) (a day), "
                                      + "not '\(value ?? "")'")
                 }
-                return n
+                return .seconds(n)
             }
             if Self.fixedOnceRunning.contains(name) { givenOwnOptions.append(name) }
             switch name {

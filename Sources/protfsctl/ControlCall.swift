@@ -10,7 +10,7 @@ extension ControlClient {
 }
 
 extension ControlClient {
-    /// Whether the vault has a passcode (SPEC section 7), asked before reading one.
+    /// Whether the vault has a passcode (docs/BACKUP.md), asked before reading one.
     func passcodeSet() throws(ControlFailure) -> Bool {
         let reply = try send(.status)
         guard case .status(let report) = reply else { throw unexpected(reply) }

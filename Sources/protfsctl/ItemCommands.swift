@@ -4,7 +4,7 @@ import ProtfsControlClient
 import ProtfsCrypto
 import ProtfsDomain
 
-/// `protfsctl item add|get|update|delete|list` (SPEC section 6): keychain items in the
+/// `protfsctl item add|get|update|delete|list` (docs/CONTROL.md): keychain items in the
 /// vault, over the control socket, each for the caller's own uid (root: `--uid`).
 enum ItemCommands {
     private static let identity: Set<String> = ["--service", "--account", "--uid"]

@@ -11,6 +11,7 @@ enum ProtfsctlTool {
         ListCommand.command,
         PasswdCommand.command,
         WatchCommand.command,
+        FollowCommand.command,
         ClassCommands.get,
         ClassCommands.set,
         BackingPathCommand.command,

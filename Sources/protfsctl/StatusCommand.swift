@@ -3,7 +3,7 @@ import ProtfsCommandLine
 import ProtfsControlClient
 
 /// `protfsctl status MOUNTPOINT [--json]`: the lock state and the daemon's settings, as one
-/// JSON object (SPEC section 5's fields) or for people.
+/// JSON object (docs/CONTROL.md's fields) or for people.
 enum StatusCommand {
     static let command = Command(name: "status", synopsis: "MOUNTPOINT [--json]", flags: ["--json"]) { arguments in
         let mountpoint = try arguments.operands("MOUNTPOINT")[0]

@@ -3,7 +3,7 @@ import ProtfsControlClient
 
 /// `protfsctl unlock MOUNTPOINT [--passcode-file FILE | --passcode-command CMD]`: the passcode
 /// from `PasscodeReader`'s sources, sent from locked memory. A vault
-/// without a passcode unlocks with none (SPEC section 7).
+/// without a passcode unlocks with none (docs/BACKUP.md).
 enum UnlockCommand {
     static let command = Command(name: "unlock", synopsis: "MOUNTPOINT [--passcode-file FILE | --passcode-command CMD]",
                                  valueOptions: PasscodeReader.options) { arguments in

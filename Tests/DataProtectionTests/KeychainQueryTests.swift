@@ -95,7 +95,7 @@ import Testing
     }
 }
 
-/// Which vault `SecItem*` talk to (SPEC section 8).
+/// Which vault `SecItem*` talk to (README.md).
 @Suite struct KeychainVaultChoiceTests {
     @Test func theNamedMountElseTheOnlyOneElseNone() {
         #expect(KeychainVault.mountpoint(named: "/srv/keys", mounts: ["/srv/vault"]) == "/srv/keys")

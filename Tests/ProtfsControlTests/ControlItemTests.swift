@@ -5,7 +5,7 @@ import ProtfsCrypto
 import ProtfsDomain
 import Testing
 
-/// Item requests and replies through the real client and server (SPEC section 6): secrets of
+/// Item requests and replies through the real client and server (docs/CONTROL.md): secrets of
 /// every length cross the wire byte-exact outside the JSON, and each request acts for the
 /// peer's uid.
 @Suite struct ControlItemTests {

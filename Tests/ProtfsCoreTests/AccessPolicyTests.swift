@@ -4,9 +4,9 @@ import ProtfsCore
 import ProtfsSystem
 
 /// The policy table and the re-class rule, checked case by case against expectations written
-/// here from the SPEC's prose (sections 1 and 3), not from the code they test.
+/// here from the prose of docs/CLASSES.md, not from the code they test.
 @Suite struct AccessPolicyTests {
-    /// One cell of SPEC section 3's table: what a class allows in a state, for a new file, an
+    /// One cell of docs/CLASSES.md's table: what a class allows in a state, for a new file, an
     /// open of an existing file, a handle opened earlier, and metadata (the "always allowed" list).
     struct Cell: CustomTestStringConvertible {
         let protectionClass: ProtectionClass
@@ -27,7 +27,7 @@ import ProtfsSystem
         }
     }
 
-    /// SPEC section 3, row by row. `none` allows everything everywhere; "first user
+    /// docs/CLASSES.md, row by row. `none` allows everything everywhere; "first user
     /// authentication" refuses content only before the first unlock; `completeUnlessOpen`
     /// without its private key creates (the public key wraps) and keeps earlier handles but
     /// opens nothing existing; `complete` refuses all content before the first unlock and once
@@ -69,7 +69,7 @@ import ProtfsSystem
         #expect(Self.table.count == ProtectionClass.allCases.count * LockState.allCases.count)
     }
 
-    @Test("every class x state x access matches SPEC section 3", arguments: table)
+    @Test("every class x state x access matches docs/CLASSES.md", arguments: table)
     func decision(_ cell: Cell) {
         for access in ContentAccess.allCases {
             let expected = cell.decision(for: access)
@@ -83,9 +83,9 @@ import ProtfsSystem
         }
     }
 
-    // MARK: Re-classing (SPEC section 1)
+    // MARK: Re-classing (docs/CLASSES.md)
 
-    /// The key material a state holds in memory (SPEC sections 1-3): the `none` key and the
+    /// The key material a state holds in memory (docs/CLASSES.md): the `none` key and the
     /// `completeUnlessOpen` public key always; every key once unlocked and through the grace;
     /// after the lock, everything but the `complete` key and the `completeUnlessOpen` private key.
     enum Key: Hashable { case noneKey, untilFirstAuthentication, unlessOpenPublic, unlessOpenPrivate, completeKey }
@@ -130,7 +130,7 @@ import ProtfsSystem
         #expect(AccessPolicy.reclassDecision(from: reclass.old, to: reclass.new, in: reclass.state) == (possible ? .allow : .deny))
     }
 
-    @Test("the SPEC's own examples: while locked none -> completeUnlessOpen works, none <-> complete does not")
+    @Test("the contract's own examples: while locked none -> completeUnlessOpen works, none <-> complete does not")
     func reclassExamplesFromTheSpec() {
         #expect(AccessPolicy.reclassDecision(from: .none, to: .completeUnlessOpen, in: .locked) == .allow)
         #expect(AccessPolicy.reclassDecision(from: .none, to: .complete, in: .locked) == .deny)
@@ -143,7 +143,7 @@ import ProtfsSystem
         }
     }
 
-    // MARK: Spellings (SPEC section 1's table)
+    // MARK: Spellings (docs/CLASSES.md's table)
 
     static let spellings: [(String, ProtectionClass)] = [
         ("complete", .complete), ("NSFileProtectionComplete", .complete), ("A", .complete),

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem

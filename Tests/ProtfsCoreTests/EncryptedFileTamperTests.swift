@@ -6,7 +6,7 @@ import Testing
 import ProtfsCrypto
 import ProtfsSystem
 
-/// Every way of damaging or swapping backing bytes that SPEC section 4 promises to detect
+/// Every way of damaging or swapping backing bytes that docs/FORMAT.md promises to detect
 /// ends as `EIO` on content access.
 @Suite struct EncryptedFileTamperTests {
     let keys = ContentTestKeys()

@@ -1,6 +1,7 @@
 import Foundation
 import ProtfsDomain
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 import ProtfsCrypto

@@ -3,6 +3,7 @@ import ProtfsCrypto
 import ProtfsDomain
 import ProtfsSystem
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 

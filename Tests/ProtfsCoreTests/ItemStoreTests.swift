@@ -2,6 +2,7 @@ import Foundation
 import ProtfsCrypto
 import ProtfsDomain
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 
 /// The item store on a real vault without FUSE: owners, duplicates, the per-owner bounds
@@ -21,7 +22,7 @@ import Testing
                                      passcode: { passcode("right") }, kdf: .interactive)
             vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
             try vault.unlock(passcode: passcode("right"))
-            controller = LockController(vault: vault, initialState: .unlocked, grace: 0, autolock: 0)
+            controller = LockController(vault: vault, initialState: .unlocked, grace: .zero, autolock: .zero)
             store = ItemStore(vault: vault, controller: controller, bounds: bounds, privilegedOwners: [0, 1])
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import ProtfsDomain
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 import ProtfsCrypto
@@ -44,7 +45,7 @@ import ProtfsSystem
     }
 
     func key(_ hexString: String) throws -> LockedKey {
-        try bytes(hex: hexString).withUnsafeBytes { try LockedKey.copying($0) }
+        try hexBytes(hexString)!.withUnsafeBytes { try LockedKey.copying($0) }
     }
 
     @Test func deviceSubkeysArePinned() throws {
@@ -65,7 +66,7 @@ import ProtfsSystem
         #expect(hex(Array(bag[100..<132])) == facts.classBPublicKey)
         // The device key check and the MAC, recomputed from the page's definitions.
         let check = BLAKE2b.mac(key: try key(facts.deviceSubkeys["pfdevchk"]!), Array("protfs device key check v1".utf8),
-                                bytes(hex: facts.vaultID))
+                                hexBytes(facts.vaultID)!)
         #expect(hex(Array(bag[68..<100])) == facts.deviceKeyCheck && hex(check) == facts.deviceKeyCheck)
         #expect(BLAKE2b.mac(key: try key(facts.deviceSubkeys["pfbagmac"]!), Array(bag[0..<502])) == Array(bag[502...]))
         // Each entry opens with the page's associated data and the right wrapping key.
@@ -74,7 +75,7 @@ import ProtfsSystem
         let names = ["filesystem", "none", "completeUntilFirstUserAuthentication", "complete", "completeUnlessOpenPrivate"]
         for i in 0..<5 {
             let start = 132 + i * 74
-            var ad = Array("PROTFSKB".utf8) + [1, 0] + bytes(hex: facts.vaultID) + [bag[start], bag[start + 1]]
+            var ad = Array("PROTFSKB".utf8) + [1, 0] + hexBytes(facts.vaultID)! + [bag[start], bag[start + 1]]
             ad += [UInt8(facts.generation), 0, 0, 0, 0, 0, 0, 0]
             let unwrapped = try XChaCha20Poly1305.unwrap(Array(bag[(start + 2)..<(start + 74)]), authenticating: ad,
                                                          with: wrappingKeys[i])
@@ -95,7 +96,7 @@ import ProtfsSystem
                        "pfxatval": fk.xattrValue, "pfxanmac": fk.xattrNameMAC, "pfxanenc": fk.xattrNameEncryption,
                        "pfsymlnk": fk.symlinkTarget, "pfclshnt": fk.classHint]
         #expect(derived.mapValues { hex($0.testBytes) } == facts.filesystemSubkeys)
-        #expect(try ClassHint.open(bytes(hex: facts.rootClassHint), objectID: vault.rootMetadata.directoryID, keys: fk)
+        #expect(try ClassHint.open(hexBytes(facts.rootClassHint)!, objectID: vault.rootMetadata.directoryID, keys: fk)
                 == vault.rootMetadata.protectionClass)
         // Encoding is byte-exact: decoding and re-encoding gives the same files.
         #expect(try Keybag.decode(bag, deviceKeys: vault.keyring.deviceKeys).encoded() == bag)

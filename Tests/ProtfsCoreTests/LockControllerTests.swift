@@ -3,6 +3,7 @@ import Glibc
 import ProtfsDomain
 import Synchronization
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 import ProtfsCrypto
@@ -38,7 +39,7 @@ import ProtfsSystem
         let controller: LockController
         let fileSystem: VaultFileSystem
 
-        init(grace: Int = 0, unlocked: Bool = true) throws {
+        init(grace: Duration = .zero, unlocked: Bool = true) throws {
             directory = TemporaryDirectory()
             let backing = directory.child("backing")
             _ = try Vault.initialize(backing: backing, protectionClass: .complete, deviceKeyPath: directory.child("device.key"),
@@ -46,7 +47,7 @@ import ProtfsSystem
             vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
             if unlocked { try vault.unlock(passcode: passcode("right")) }
             controller = LockController(vault: vault, initialState: unlocked ? .unlocked : .beforeFirstUnlock,
-                                        grace: grace, autolock: 0)
+                                        grace: grace, autolock: .zero)
             fileSystem = try VaultFileSystem(vault: vault, controller: controller)
         }
 
@@ -69,7 +70,7 @@ import ProtfsSystem
         let (node, handle, _) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "secret")
         let cache = RecordingCache(nodes: [node])
-        f.controller.attach(fileSystem: f.fileSystem, cache: cache)
+        f.controller.attach(contentKeys: f.fileSystem, cache: cache)
         f.controller.lock(.now)
         #expect(f.controller.state == .locked)
         #expect(throws: Errno.permissionDenied) { try read(f.fileSystem, handle) }
@@ -86,10 +87,10 @@ import ProtfsSystem
     }
 
     @Test func graceKeepsCompleteAvailableAndUnlockCancelsTheLock() throws {
-        let f = try Fixture(grace: 30)
+        let f = try Fixture(grace: .seconds(30))
         let (_, handle, _) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "x")
-        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: []))
+        f.controller.attach(contentKeys: f.fileSystem, cache: RecordingCache(nodes: []))
         let events = Mutex<[LockEvent]>([])
         #expect(f.controller.watch { event in events.withLock { $0.append(event) }; return true } == .unlocked)
         f.controller.lock(.normal)
@@ -108,7 +109,7 @@ import ProtfsSystem
 
     @Test func lockChangesNothingBeforeFirstUnlockAndWhenLocked() throws {
         let f = try Fixture(unlocked: false)
-        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: []))
+        f.controller.attach(contentKeys: f.fileSystem, cache: RecordingCache(nodes: []))
         f.controller.lock(.normal)
         f.controller.lock(.now)
         f.controller.lock(.wait)
@@ -127,7 +128,7 @@ import ProtfsSystem
         try f.fileSystem.reclass(dir, to: .completeUnlessOpen)
         let (node, handle, _) = try f.fileSystem.createFile(Array("db".utf8), in: dir, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "before")
-        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: [node]))
+        f.controller.attach(contentKeys: f.fileSystem, cache: RecordingCache(nodes: [node]))
         f.controller.lock(.now)
         try write(f.fileSystem, handle, "after!")
         #expect(try read(f.fileSystem, handle) == Array("after!".utf8))
@@ -157,7 +158,7 @@ import ProtfsSystem
         let journalDirectory = try f.fileSystem.makeDirectory(Array("b".utf8), in: f.fileSystem.root, mode: 0o700, caller: f.caller)
         try f.fileSystem.reclass(journalDirectory, to: .completeUnlessOpen)
         let (_, journal, _) = try f.fileSystem.createFile(Array("journal".utf8), in: journalDirectory, mode: 0o600, caller: f.caller)
-        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: nodes))
+        f.controller.attach(contentKeys: f.fileSystem, cache: RecordingCache(nodes: nodes))
         let stop = Atomic<Bool>(false)
         let workers = DispatchGroup()
         for worker in 0..<4 {
@@ -194,7 +195,7 @@ import ProtfsSystem
         let f = try Fixture()
         let (node, handle, _) = try f.fileSystem.createFile(Array("f".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "was complete")
-        f.controller.attach(fileSystem: f.fileSystem, cache: RecordingCache(nodes: [node]))
+        f.controller.attach(contentKeys: f.fileSystem, cache: RecordingCache(nodes: [node]))
         #expect(f.vault.keyring.fileKeys.count(of: .complete) == 1)
         try f.fileSystem.reclass(node, to: .none)
         #expect(f.vault.keyring.fileKeys.count(of: .complete) == 0)
@@ -217,7 +218,7 @@ import ProtfsSystem
         let (plain, plainHandle, _) = try f.fileSystem.createFile(Array("plain".utf8), in: plainDirectory, mode: 0o600, caller: f.caller)
         f.fileSystem.release(plainHandle)
         let outcomes = Mutex<[String: Errno?]>([:])
-        f.controller.attach(fileSystem: f.fileSystem, cache: SealingCache { [fs = f.fileSystem] in
+        f.controller.attach(contentKeys: f.fileSystem, cache: SealingCache { [fs = f.fileSystem] in
             #expect(fs.controller.state == .locking)
             for (name, node, target) in [("out", secret, ProtectionClass.none), ("in", plain, .complete),
                                          ("aside", plain, .completeUnlessOpen)] {

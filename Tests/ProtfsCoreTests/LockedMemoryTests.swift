@@ -1,4 +1,5 @@
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 import ProtfsCrypto

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsSystem
 

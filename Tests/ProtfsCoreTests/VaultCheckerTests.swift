@@ -53,7 +53,7 @@ import ProtfsTestSupport
         func populate(_ body: (VaultFileSystem, Caller) throws -> Void) throws {
             let vault = try Vault.open(backing: backing, deviceKeyPath: deviceKey)
             try vault.unlock(passcode: passcode("right"))
-            let controller = LockController(vault: vault, initialState: .unlocked, grace: 0, autolock: 0)
+            let controller = LockController(vault: vault, initialState: .unlocked, grace: .zero, autolock: .zero)
             try body(try VaultFileSystem(vault: vault, controller: controller), Caller(uid: getuid(), gid: getgid(), pid: getpid()))
         }
 
@@ -76,7 +76,7 @@ import ProtfsTestSupport
         func backingPath(_ path: String) throws -> String {
             let vault = try Vault.open(backing: backing, deviceKeyPath: deviceKey)
             let fs = try VaultFileSystem(vault: vault, controller: LockController(vault: vault, initialState: .beforeFirstUnlock,
-                                                                                  grace: 0, autolock: 0))
+                                                                                  grace: .zero, autolock: .zero))
             return try fs.backingRelativePath(of: path.split(separator: "/").map { Array($0.utf8) })
         }
 

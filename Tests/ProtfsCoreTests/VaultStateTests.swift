@@ -2,6 +2,7 @@
 import ProtfsDomain
 @testable import ProtfsFormat
 import Testing
+import ProtfsTestSupport
 
 @Suite struct VaultStateTests {
     @Test func delayTableMatchesTheSpec() {

@@ -1,5 +1,6 @@
 import ProtfsDomain
 import Testing
+import ProtfsTestSupport
 @testable import ProtfsCore
 @testable import ProtfsFormat
 import ProtfsCrypto

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC section 7's backups of an unmounted vault on real mounts: `protfs backup`, `backup
+/// docs/BACKUP.md's backups of an unmounted vault on real mounts: `protfs backup`, `backup
 /// --verify` and `protfs restore` under another device key and passcode, compared entry by
 /// entry with every attribute; nothing in the archive in the clear; a damaged archive or a
 /// wrong passphrase leaves nothing behind.
@@ -130,7 +130,7 @@ struct BackupTests {
         #expect(verify(passphraseFile).succeeded)
     }
 
-    @Test("a flipped byte anywhere, a cut archive or a wrong passphrase: refused with the SPEC code, nothing left behind")
+    @Test("a flipped byte anywhere, a cut archive or a wrong passphrase: refused with the documented code, nothing left behind")
     func damageLeavesNothing() throws {
         let (vault, archive, passphraseFile) = try Self.backedUpVault()
         let original = try Data(contentsOf: URL(fileURLWithPath: archive))

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// SPEC sections 1 and 3 through the kernel: what ordinary commands may do to files of each
+/// docs/CLASSES.md through the kernel: what ordinary commands may do to files of each
 /// class in each lock state, inheritance, the `user.protfs.class` attribute, and re-classing.
 @Suite("Protection classes through the kernel")
 struct ClassesTests {
-    /// What a command asks of a file's class key (SPEC section 3's "content").
+    /// What a command asks of a file's class key (docs/CLASSES.md's "content").
     enum Need {
         /// Only names, attributes and metadata: the "always allowed" list.
         case nothing
@@ -15,7 +15,7 @@ struct ClassesTests {
         case newFile
     }
 
-    /// One cell of SPEC section 3's table, as commands see it.
+    /// One cell of docs/CLASSES.md's table, as commands see it.
     enum Allowance {
         case everything
         case nothing
@@ -30,7 +30,7 @@ struct ClassesTests {
         }
     }
 
-    /// SPEC section 3's table, written from its prose.
+    /// docs/CLASSES.md's table, written from its prose.
     static let table: [String: [MountState: Allowance]] = [
         "none": [.beforeFirstUnlock: .everything, .unlocked: .everything, .locking: .everything, .locked: .everything],
         "completeUntilFirstUserAuthentication":
@@ -85,7 +85,7 @@ struct ClassesTests {
         Command(label: "rm -r", script: "rm -r DIR/sub && ! test -e DIR/sub", need: .nothing),
     ]
 
-    @Test("every command on every class, as SPEC section 3 allows it in each state", arguments: MountState.allCases)
+    @Test("every command on every class, as docs/CLASSES.md allows it in each state", arguments: MountState.allCases)
     func commandsInEachState(_ state: MountState) throws {
         let vault = try TestVault()
         defer { try? vault.unmount() }
@@ -275,7 +275,7 @@ struct ClassesTests {
         #expect(vault.protectionClass(of: "link") == "completeUntilFirstUserAuthentication", "without -h getfattr follows the link")
     }
 
-    /// SPEC section 1: a file's re-class unwraps with the old class's key (what opening an
+    /// docs/CLASSES.md: a file's re-class unwraps with the old class's key (what opening an
     /// existing file needs) and wraps with the new class's key (what creating a file needs;
     /// the public key for `completeUnlessOpen`).
     static func allowsReclass(from old: String, to new: String, in state: MountState) -> Bool {

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// SPEC section 8's availability: `isProtectedDataAvailable`, UIKit's notifications and the
+/// README.md's availability: `isProtectedDataAvailable`, UIKit's notifications and the
 /// event sequence, fed by the daemon's `watch`, across a lock, an unlock and a restart.
 @Suite("DataProtection: protected data availability", .serialized)
 struct DataProtectionAvailabilityTests {

@@ -2,7 +2,7 @@ import DataProtection
 import Foundation
 import Testing
 
-/// SPEC section 8's files, through `import DataProtection` as another package would use it,
+/// README.md's files, through `import DataProtection` as another package would use it,
 /// on a real mount: classes set and read back (and seen by `getfattr`), writes with each
 /// protection option, Foundation's errors after a lock, and the off-mount error.
 @Suite("DataProtection: files on a mount", .serialized)

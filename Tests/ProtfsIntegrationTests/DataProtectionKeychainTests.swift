@@ -2,7 +2,7 @@ import DataProtection
 import Foundation
 import Testing
 
-/// SPEC section 8's keychain: `SecItem*` as iOS code calls them, against a real mount's
+/// README.md's keychain: `SecItem*` as iOS code calls them, against a real mount's
 /// item store, in every lock state, each answer one of Apple's `OSStatus` values.
 @Suite("DataProtection: SecItem on a mount", .serialized)
 struct DataProtectionKeychainTests {

@@ -30,6 +30,24 @@ struct DocumentationTests {
         }
     }
 
+    @Test("every target has a test target named after it, or a line in docs/ARCHITECTURE.md saying why not")
+    func everyTargetIsTested() throws {
+        let manifest = try Self.text("Package.swift")
+        let declaration = /\.(target|executableTarget|testTarget)\(\s*name:\s*"([^"]+)"/
+        let declared = manifest.matches(of: declaration).map { (kind: String($0.output.1), name: String($0.output.2)) }
+        let testTargets = Set(declared.filter { $0.kind == "testTarget" }.map(\.name))
+        let architecture = try Self.text("docs/ARCHITECTURE.md")
+        let section = try #require(architecture.firstRange(of: "### Targets without a test target of their own"))
+        // The section's list: its items and their continuation lines, up to the first paragraph after it.
+        let lines = architecture[section.upperBound...].split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+        let listStart = lines.drop { !$0.hasPrefix("- ") }
+        let exemptions = listStart.prefix { $0.hasPrefix("- ") || $0.hasPrefix("  ") }.joined(separator: "\n")
+        for target in declared where target.kind != "testTarget" && !testTargets.contains(target.name + "Tests") {
+            let explained = exemptions.contains("`\(target.name)`")
+            #expect(explained, "\(target.name) has no \(target.name)Tests and docs/ARCHITECTURE.md does not say why")
+        }
+    }
+
     @Test("every Swift file docs/ARCHITECTURE.md names exists")
     func citedFilesExist() throws {
         let root = CommandRunner.packageRoot
@@ -62,6 +80,37 @@ struct DocumentationTests {
             for match in try Self.text(document).matches(of: link) {
                 let target = base.appendingPathComponent(String(match.output.1)).standardizedFileURL.path
                 #expect(FileManager.default.fileExists(atPath: target), "\(document) links to \(match.output.1), which does not exist")
+            }
+        }
+    }
+
+    /// The repository's files as git tracks them, less the binary test vectors.
+    static func trackedFiles() throws -> [String] {
+        let listed = CommandRunner.run("/usr/bin/git", ["-C", CommandRunner.packageRoot.path, "ls-files"])
+        #expect(listed.succeeded, "git ls-files: \(listed.stderr)")
+        return listed.stdout.split(separator: "\n").map(String.init).filter { path in
+            !path.contains("Tests/Protfs") || !path.contains("/Vectors/") || path.hasSuffix(".py")
+        }
+    }
+
+    @Test("code and docs cite only documents in the repository")
+    func citationsStayInTheTree() throws {
+        let root = CommandRunner.packageRoot
+        let files = try Self.trackedFiles()
+        #expect(files.count > 100, "git listed too few files: \(files.count)")
+        // The product contract the project was built from is not part of the repository: a
+        // reader who clones it must find every cited rule in docs/.
+        let outside = /\b[S]PEC\b|\.\.\/shared\/|\b[N]OTES\.md/
+        let cited = /\bdocs\/([A-Z][A-Z0-9-]*\.md)/
+        for file in files {
+            // Files that are not UTF-8 text (none is meant to cite anything) are passed over.
+            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { continue }
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                #expect(!line.contains(outside), "\(file):\(number + 1) cites a document outside the repository: \(line)")
+                for match in line.matches(of: cited) {
+                    let exists = FileManager.default.fileExists(atPath: root.appendingPathComponent("docs/" + match.output.1).path)
+                    #expect(exists, "\(file):\(number + 1) cites docs/\(match.output.1), which does not exist")
+                }
             }
         }
     }

@@ -42,7 +42,7 @@ struct HostileBackingTests {
         #expect(try snapshot(outside) == before, "something outside the backing directory changed")
     }
 
-    /// SPEC section 4: a sealed target is bound to its symlink. Copied over another symlink's
+    /// docs/FORMAT.md: a sealed target is bound to its symlink. Copied over another symlink's
     /// (in the same directory, another one, out of line) or carried by an entry renamed onto
     /// another symlink's name, it is damage: EIO, never followed.
     @Test("a symlink target copied from another symlink in the backing directory is EIO, not followed")

@@ -4,7 +4,7 @@ import Testing
 /// Requests at the edges of what the kernel lets through to the daemon: the largest
 /// offsets, zero-length I/O, 255-byte names of any byte, O_DIRECT at odd offsets, every
 /// fallocate mode, copy_file_range, SEEK_DATA/SEEK_HOLE, and xattrs of every size and
-/// namespace. Each call must get Linux's answer (or SPEC's, where it says), and the daemon
+/// namespace. Each call must get Linux's answer (or docs/CLASSES.md's, where it says), and the daemon
 /// must keep answering afterwards.
 @Suite("Hostile requests through the kernel", .serialized)
 struct HostileRequestTests {

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// `protfs fsck` on keychain item records (SPEC section 6, "protfs fsck checks items"): a
+/// `protfs fsck` on keychain item records (docs/CONTROL.md, "protfs fsck checks items"): a
 /// record copied over another's is damage in every run; a tampered secret is found when the
 /// passcode opens its class; `--repair` moves both to protfs.lost+found and leaves the rest.
 @Suite("protfs fsck of keychain items", .serialized)

@@ -1,13 +1,13 @@
 import Foundation
 import Testing
 
-/// SPEC section 6, "Lock": every accessibility in every lock state, on one real mount walked
+/// docs/CONTROL.md, "Lock": every accessibility in every lock state, on one real mount walked
 /// through the states. Reading the secret, adding, and changing the secret need the class key
 /// (exit 5 when the class forbids it now); a label change and delete work in every state.
 @Suite("Keychain items under the lock", .serialized)
 struct ItemLockMatrixTests {
     /// The seven accessibility values and the states their secrets are reachable in, written
-    /// out here from SPEC sections 3 and 6 (not read from the code under test).
+    /// out here from docs/CLASSES.md and docs/CONTROL.md (not read from the code under test).
     static let reachable: [String: Set<MountState>] = [
         "whenUnlocked": [.unlocked, .locking],
         "whenUnlockedThisDeviceOnly": [.unlocked, .locking],

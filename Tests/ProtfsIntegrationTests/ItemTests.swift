@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// SPEC section 6 on real mounts, apart from the lock matrix (ItemLockMatrixTests): owners,
+/// docs/CONTROL.md on real mounts, apart from the lock matrix (ItemLockMatrixTests): owners,
 /// secrets byte-exact at every size, nothing secret left in the backing directory, the log or
 /// the daemon's memory, records bound to their place and vault, and `kill -9` in the middle.
 @Suite("Keychain items", .serialized)

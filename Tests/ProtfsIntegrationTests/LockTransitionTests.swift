@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC sections 2 and 3 across the lock: descriptors and mappings opened before it, writes
+/// docs/CLASSES.md across the lock: descriptors and mappings opened before it, writes
 /// racing the end of the grace, remounts and auto-lock. A Python client holds what a shell
 /// cannot (descriptors, mappings, threads) and calls `protfsctl` itself at the right moment.
 @Suite("Handles, mappings and writes across the lock")

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// SPEC section 7's backup of a mounted vault, through its daemon, on real mounts: a
+/// docs/BACKUP.md's backup of a mounted vault, through its daemon, on real mounts: a
 /// consistent snapshot while files are rewritten, in the locked state too; refused to other
 /// users; a client that goes away stops the walk and leaves nothing.
 @Suite("Backups of mounted vaults", .serialized)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// SPEC section 7's vaults without a passcode on real mounts: `init --no-passcode`, a mount
+/// docs/BACKUP.md's vaults without a passcode on real mounts: `init --no-passcode`, a mount
 /// that starts `unlocked`, lock and unlock without a passcode, and `passwd` setting and
 /// removing a passcode with the `whenPasscodeSetThisDeviceOnly` items it governs.
 @Suite("Vaults without a passcode", .serialized)

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 import Synchronization
 
-/// `protfsctl` against real daemons (SPEC section 5): status, watch, the peer tiers, wrong
+/// `protfsctl` against real daemons (docs/CONTROL.md): status, watch, the peer tiers, wrong
 /// passcodes and their delays, passwd and keybag rollback, classes and backing paths.
 @Suite("protfsctl", .serialized)
 struct ProtfsctlTests {
@@ -30,7 +30,7 @@ struct ProtfsctlTests {
 
     private static func canonical(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
 
-    @Test("status --json has SPEC's fields; status for people says the same")
+    @Test("status --json has the documented fields; status for people says the same")
     func statusSchema() throws {
         let vault = try TestVault()
         try vault.mount(options: ["grace=30", "autolock=0"])
@@ -40,7 +40,7 @@ struct ProtfsctlTests {
                                      "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner", "callerMayLock"])
         #expect((object["owner"] as? NSNumber)?.intValue == 0 && object["callerMayLock"] as? Bool == true)
         #expect(object["state"] as? String == "unlocked")
-        #expect((object["items"] as? NSNumber)?.intValue == 0)  // the caller's keychain items (SPEC section 6)
+        #expect((object["items"] as? NSNumber)?.intValue == 0)  // the caller's keychain items (docs/CONTROL.md)
         #expect(object["graceSecondsLeft"] is NSNull)
         #expect((object["pid"] as? NSNumber)?.int32Value == vault.daemon?.processIdentifier)
         #expect(object["mountpoint"] as? String == Self.canonical(vault.mountpoint))

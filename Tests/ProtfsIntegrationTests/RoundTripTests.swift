@@ -26,7 +26,7 @@ struct RoundTripTests {
         // A rename seals the target anew to its new place: the plaintext, and what the
         // kernel keeps of it, stay the same.
         vault.check("mv link moved && test \"$(readlink moved)\" = 'the target'")
-        // Targets are not content: readable in every lock state (SPEC section 3).
+        // Targets are not content: readable in every lock state (docs/CLASSES.md).
         try vault.lock(now: true)
         vault.check("test \"$(readlink moved)\" = 'the target'")
         vault.check("rm moved && ln -s other moved && test \"$(readlink moved)\" = other")

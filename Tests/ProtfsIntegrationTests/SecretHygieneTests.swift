@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// SPEC section 4, "Secrets in memory", checked from outside the daemon: its memory is read
+/// docs/GUARANTEES.md, "Secrets in memory", checked from outside the daemon: its memory is read
 /// through /proc/PID/mem (root may, undumpable or not) for the plaintext of a `complete`
 /// file and for the keys the lock must wipe; its dumpability, core limit, argv, environment,
 /// log and error messages; and how its locked key slabs grow with open files.

@@ -4,7 +4,7 @@ import Testing
 /// Protection classes seen through the kernel: directories made per class with `setfattr`,
 /// and the class of a path read back with `getfattr`.
 extension TestVault {
-    /// The canonical names (SPEC section 1), most permissive first.
+    /// The canonical names (docs/CLASSES.md), most permissive first.
     static let classNames = ["none", "completeUntilFirstUserAuthentication", "completeUnlessOpen", "complete"]
 
     /// The directory of one class that `makeClassDirectories` creates.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The lock states as `protfsctl status --json` spells them (SPEC section 2).
+/// The lock states as `protfsctl status --json` spells them (docs/CLASSES.md).
 enum MountState: String, CaseIterable, Sendable {
     case beforeFirstUnlock
     case unlocked

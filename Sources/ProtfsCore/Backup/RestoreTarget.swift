@@ -130,7 +130,7 @@ final class RestoreTarget: @unchecked Sendable {
             if path.isEmpty {
                 do { try root.syncFileSystem() } catch { throw system("sync", path, error) }
                 try beforeRoot()
-                // As `init` makes it, whatever the archive says (SPEC section 4).
+                // As `init` makes it, whatever the archive says (docs/FORMAT.md).
                 attributes.mode &= ~0o077
             }
             let fd = try directory(path)

@@ -3,7 +3,7 @@ import ProtfsFormat
 import ProtfsSystem
 
 /// The mode and owner the mount's root shows. They cannot be the backing root's own: that
-/// stays 0700 (SPEC section 4), whatever `chmod` the mount's root gets. Kept as a small
+/// stays 0700 (docs/FORMAT.md), whatever `chmod` the mount's root gets. Kept as a small
 /// backing xattr of the backing root (modes and owners are visible in the backing store for
 /// every other object too, so nothing is hidden by sealing these).
 struct RootAttributes: Equatable, Sendable {

@@ -4,7 +4,7 @@ import ProtfsDomain
 import ProtfsFormat
 import ProtfsSystem
 
-/// Contents: every call here needs the file's class key (SPEC section 3 "content") and runs
+/// Contents: every call here needs the file's class key (docs/CLASSES.md "content") and runs
 /// under the lock controller's shared hold, from the policy check to the end of the crypto.
 extension VaultFileSystem {
     /// Creates a regular file of the parent's class and opens it; `attributes` are the new
@@ -145,8 +145,8 @@ extension VaultFileSystem {
         }
     }
 
-    /// The lock's step 3: the per-file keys of open files of `protectionClass` go (closed
-    /// files keep none). Called with no request in flight.
+    /// The lock's step 3 (`ContentKeyHolder`, below): the per-file keys of open files of
+    /// `protectionClass` go (closed files keep none). Called with no request in flight.
     public func dropContentKeys(of protectionClass: ProtectionClass) {
         for node in openFiles.withLock({ Array($0.values) }) where node.cachedHeader?.protectionClass == protectionClass {
             node.content.state.withLock { $0.file = nil }
@@ -198,7 +198,7 @@ extension VaultFileSystem {
     }
 
     /// `fsync` of a handle: its data was sealed as it was written, so this needs no key and
-    /// succeeds even for a `complete` handle after the lock (SPEC section 3). It syncs a copy
+    /// succeeds even for a `complete` handle after the lock (docs/CLASSES.md). It syncs a copy
     /// of the backing descriptor and holds no reference to the content object: a lock's
     /// step 3 wipes the key at once, however long the disk takes.
     public func sync(_ handle: OpenFileHandle, dataOnly: Bool) throws(Errno) {
@@ -223,3 +223,5 @@ extension VaultFileSystem {
         if node.cachedHeader?.protectionClass == .completeUnlessOpen { controller.closedWhileLocked(node) }
     }
 }
+
+extension VaultFileSystem: ContentKeyHolder {}

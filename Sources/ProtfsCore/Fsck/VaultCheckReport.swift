@@ -1,5 +1,5 @@
 import ProtfsDomain
-/// Everything one `fsck` pass found and did, and the exit code it calls for (SPEC section 5:
+/// Everything one `fsck` pass found and did, and the exit code it calls for (docs/CONTROL.md:
 /// 0 clean, 8 damage left, 1 could not check).
 public struct VaultCheckReport: Sendable {
     public internal(set) var findings: [VaultFinding] = []
@@ -17,7 +17,7 @@ public struct VaultCheckReport: Sendable {
     /// Files whose contents were not checked for want of their class key.
     public internal(set) var filesNotChecked = 0
     /// Housekeeping, done in every run and not reported as damage: `protfs.tmp.*` files left
-    /// by interrupted atomic writes, and class hints that were missing (SPEC section 4).
+    /// by interrupted atomic writes, and class hints that were missing (docs/FORMAT.md).
     public internal(set) var temporaryFilesRemoved = 0
     public internal(set) var classHintsAdded = 0
     /// Objects in on-disk format 1, whose class an observer of the backing directory can read

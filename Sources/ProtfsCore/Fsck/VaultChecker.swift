@@ -12,7 +12,7 @@ import ProtfsSystem
 /// anything opens it: no symlink is followed, no FIFO or device is ever opened.
 ///
 /// In every run, `protfs.tmp.*` leftovers of interrupted atomic writes are removed and
-/// missing class hints written, unreported (SPEC section 4: the daemon's own housekeeping).
+/// missing class hints written, unreported (docs/FORMAT.md: the daemon's own housekeeping).
 /// With `repair`, each finding's remedy is applied as it is found: hints rewritten from the
 /// header or `protfs.dir`, unreadable objects moved to `protfs.lost+found`, orphan sidecars
 /// and undecodable xattrs removed. Healthy objects are never touched.

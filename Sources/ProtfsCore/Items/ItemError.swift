@@ -1,7 +1,7 @@
 import ProtfsDomain
 import ProtfsSystem
 
-/// Why an item request was refused: each says what and what to do, with SPEC section 6's exit
+/// Why an item request was refused: each says what and what to do, with docs/CONTROL.md's exit
 /// code. No case carries a secret.
 public enum ItemError: CommandError, Sendable, Equatable {
     case notFound(service: String, account: String)

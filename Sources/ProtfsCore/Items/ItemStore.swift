@@ -5,7 +5,7 @@ import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 
-/// The vault's keychain items (SPEC section 6): one sealed record per item in
+/// The vault's keychain items (docs/CONTROL.md): one sealed record per item in
 /// `BACKING/protfs.items`, named by a keyed hash of its owner, service and account. Each
 /// request acts for one owner uid and sees only that owner's items; the secret needs the class
 /// key of the item's accessibility, decided by the same table as files (`AccessPolicy`,
@@ -148,7 +148,7 @@ public final class ItemStore: Sendable {
                         }
                     }
                     // The new version is sealed under the new class; the old key is needed to read the
-                    // secret that stays, and (SPEC section 6) to change the accessibility.
+                    // secret that stays, and (docs/CONTROL.md) to change the accessibility.
                     let needsOld = secret == nil || before != after
                     let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
                     updated = try guarded(requirements, identity) { () throws(Errno) in
@@ -183,7 +183,7 @@ public final class ItemStore: Sendable {
         }
     }
 
-    /// Removes every owner's items whose accessibility needs a passcode (SPEC section 6: the
+    /// Removes every owner's items whose accessibility needs a passcode (docs/CONTROL.md: the
     /// passcode was removed); returns how many. Records that do not authenticate stay.
     @discardableResult
     public func deleteAll(requiringPasscode: Bool) throws(ItemError) -> Int {
@@ -265,7 +265,7 @@ public final class ItemStore: Sendable {
     /// Runs `body` under the lock state's shared hold once the table allows every access.
     private func guarded<R>(_ requirements: [(ContentAccess, ItemAccessibility)], _ identity: ItemIdentity,
                             _ body: () throws(Errno) -> R) throws(ItemError) -> R {
-        // SPEC section 6: a vault without a passcode (section 7) has no use for these items.
+        // docs/BACKUP.md: a vault without a passcode has no use for these items.
         if requirements.contains(where: { $0.1.needsPasscode }) && !vault.passcodeSet { throw .passcodeNotSet }
         do {
             return try controller.perform(requirements.map { ($0.0, $0.1.protectionClass) }, body)

@@ -1,7 +1,7 @@
 import ProtfsDomain
 import ProtfsSystem
 
-/// What a request asks of a file's class key (SPEC section 3). Everything that needs no
+/// What a request asks of a file's class key (docs/CLASSES.md). Everything that needs no
 /// content key (lookup, getattr, readdir, mkdir, unlink, rename, link, symlink, chmod,
 /// chown, utimens, xattrs, a directory's class, file locks, flush/fsync/release) is
 /// `metadata` and always allowed.
@@ -23,7 +23,7 @@ public enum AccessDecision: Sendable, Hashable {
     public var isAllowed: Bool { self == .allow }
 }
 
-/// SPEC section 3's class-by-state table, as data, in one place. The FUSE adapter asks it on
+/// docs/CLASSES.md's class-by-state table, as data, in one place. The FUSE adapter asks it on
 /// every request, whatever the caller's uid; the answer for `deny` is `EACCES`.
 public enum AccessPolicy {
     private typealias Row = [LockState: [ContentAccess: AccessDecision]]

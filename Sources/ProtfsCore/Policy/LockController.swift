@@ -14,8 +14,15 @@ public protocol KernelPageCache: Sendable {
     func dropPages(where selected: (BackingNode) -> Bool)
 }
 
+/// What the lock transition needs from the filesystem: forgetting the per-file keys of the
+/// open files of a class (the vault filesystem implements it). Called with no request in
+/// flight.
+public protocol ContentKeyHolder: Sendable {
+    func dropContentKeys(of protectionClass: ProtectionClass)
+}
+
 /// Decides, request by request, what the lock state allows, and carries out the
-/// transitions of SPEC section 2 and the lock sequence of SPEC section 3.
+/// transitions and the lock sequence of docs/CLASSES.md.
 ///
 /// Every content request holds the state shared from its policy check to the end of its
 /// crypto. A transition takes it exclusively only to flip the phase and drop keys (so a key
@@ -26,7 +33,7 @@ public final class LockController: Sendable {
     enum Phase: Equatable {
         case beforeFirstUnlock
         case unlocked
-        case locking(deadline: UInt64)
+        case locking(deadline: MonotonicInstant)
         case sealing
         case locked
 
@@ -40,22 +47,25 @@ public final class LockController: Sendable {
         }
     }
 
-    public let grace: Int
-    public let autolock: Int
+    /// How long `complete` stays available after a lock starts.
+    public let grace: Duration
+    /// How long without a request before the vault locks by itself; zero: never.
+    public let autolock: Duration
     private let gate = ReadWriteLock()
     private let phase: Mutex<Phase>
     /// Serialises transitions (unlock, lock start, the end of the grace) with one another.
     private let transitions = Mutex<Void>(())
     private let queue = DispatchQueue(label: "protfs.lock-controller")
+    /// The latest request's `MonotonicInstant`, as its nanoseconds (what an `Atomic` holds).
     private let lastActivity = Atomic<UInt64>(0)
     private let listeners = Mutex<[UInt64: @Sendable (LockEvent) -> Bool]>([:])
     private let nextListener = Atomic<UInt64>(0)
     private let waiters = Mutex<[DispatchSemaphore]>([])
     private let cache = Mutex<(any KernelPageCache)?>(nil)
-    private let fileSystem = Mutex<VaultFileSystem?>(nil)
+    private let contentKeys = Mutex<(any ContentKeyHolder)?>(nil)
     private let vault: Vault
 
-    public init(vault: Vault, initialState: LockState, grace: Int, autolock: Int) {
+    public init(vault: Vault, initialState: LockState, grace: Duration, autolock: Duration) {
         self.vault = vault
         self.grace = grace
         self.autolock = autolock
@@ -64,10 +74,10 @@ public final class LockController: Sendable {
     }
 
     /// Connects the pieces that exist only once the mount does.
-    public func attach(fileSystem: VaultFileSystem, cache: any KernelPageCache) {
-        self.fileSystem.withLock { $0 = fileSystem }
+    public func attach(contentKeys: any ContentKeyHolder, cache: any KernelPageCache) {
+        self.contentKeys.withLock { $0 = contentKeys }
         self.cache.withLock { $0 = cache }
-        if autolock > 0 { scheduleAutolockCheck(after: autolock) }
+        if autolock > .zero { scheduleAutolockCheck(after: autolock) }
     }
 
     public var state: LockState { phase.withLock { $0.state } }
@@ -75,8 +85,7 @@ public final class LockController: Sendable {
     /// Seconds left in the grace period while `locking`.
     public var graceSecondsLeft: Int? {
         guard case .locking(let deadline) = phase.withLock({ $0 }) else { return nil }
-        let now = MonotonicClock.nanoseconds()
-        return deadline > now ? Duration.nanoseconds(deadline - now).secondsRoundedUp : 0
+        return deadline.duration(since: .now).secondsRoundedUp
     }
 
     // MARK: requests
@@ -132,7 +141,7 @@ public final class LockController: Sendable {
     }
 
     /// Every request that reaches the daemon counts as activity for auto-lock.
-    public func noteActivity() { lastActivity.store(MonotonicClock.nanoseconds(), ordering: .relaxed) }
+    public func noteActivity() { lastActivity.store(MonotonicInstant.now.nanosecondsSinceStart, ordering: .relaxed) }
 
     // MARK: transitions
 
@@ -162,7 +171,7 @@ public final class LockController: Sendable {
         let started: Bool = transitions.withLock { _ in
             switch phase.withLock({ $0 }) {
             case .unlocked:
-                let deadline = MonotonicClock.nanoseconds(after: .seconds(request == .now ? 0 : grace))
+                let deadline = MonotonicInstant.now.advanced(by: request == .now ? .zero : grace)
                 gate.withExclusive { phase.withLock { $0 = .locking(deadline: deadline) } }
                 return true
             default:
@@ -171,22 +180,24 @@ public final class LockController: Sendable {
         }
         if started {
             announce(.willBecomeUnavailable)
-            if request != .now && grace > 0 {
-                queue.asyncAfter(deadline: .now() + .seconds(grace)) { [self] in endGrace(ifDeadlinePassed: true) }
+            if request != .now && grace > .zero {
+                queue.asyncAfter(deadline: .now() + .nanoseconds(Int(grace.wholeNanoseconds))) { [self] in
+                    endGrace(ifDeadlinePassed: true)
+                }
             }
         }
         switch request {
         case .normal:
-            if started && grace == 0 { queue.async { [self] in endGrace(ifDeadlinePassed: true) } }
+            if started && grace == .zero { queue.async { [self] in endGrace(ifDeadlinePassed: true) } }
         case .now:
             queue.sync { endGrace(ifDeadlinePassed: false) }
         case .wait:
-            if grace == 0 { queue.async { [self] in endGrace(ifDeadlinePassed: true) } }
+            if grace == .zero { queue.async { [self] in endGrace(ifDeadlinePassed: true) } }
             waitUntilLockedOrUnlocked()
         }
     }
 
-    /// The end of the grace period (SPEC section 3, steps 1-4). Runs on the controller's
+    /// The end of the grace period (docs/CLASSES.md, steps 1-4). Runs on the controller's
     /// queue; gives up as soon as an unlock has intervened.
     private func endGrace(ifDeadlinePassed: Bool) {
         transitions.withLock { _ in
@@ -194,21 +205,21 @@ public final class LockController: Sendable {
             let proceed: Bool = gate.withExclusive {
                 phase.withLock { p in
                     guard case .locking(let deadline) = p else { return false }
-                    if ifDeadlinePassed && deadline > MonotonicClock.nanoseconds() { return false }
+                    if ifDeadlinePassed && deadline > .now { return false }
                     p = .sealing
                     return true
                 }
             }
             guard proceed else { return }
             let cache = self.cache.withLock { $0 }
-            let fileSystem = self.fileSystem.withLock { $0 }
+            let contentKeys = self.contentKeys.withLock { $0 }
             // Step 2: the kernel writes dirty pages back through ordinary write requests and
             // drops every cached page of `complete` files.
             cache?.dropPages { $0.cachedHeader?.protectionClass == .complete }
             // Step 3: no request in flight; wipe the class keys and the per-file keys.
             gate.withExclusive {
                 vault.keyring.remove([.complete, .completeUnlessOpen])
-                fileSystem?.dropContentKeys(of: .complete)
+                contentKeys?.dropContentKeys(of: .complete)
                 phase.withLock { $0 = .locked }
             }
             // Step 4: drop again whatever was read in between, and the pages of closed
@@ -236,18 +247,18 @@ public final class LockController: Sendable {
 
     // MARK: auto-lock
 
-    private func scheduleAutolockCheck(after seconds: Int) {
-        queue.asyncAfter(deadline: .now() + .seconds(max(seconds, 1))) { [self] in
+    private func scheduleAutolockCheck(after delay: Duration) {
+        let wait = max(delay, .seconds(1))
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait.wholeNanoseconds))) { [self] in
             // A request may stamp its activity between the two reads, later than `now`: that is
-            // no idleness at all (and an unsigned difference would trap the daemon).
-            let last = lastActivity.load(ordering: .relaxed)
-            let now = MonotonicClock.nanoseconds()
-            let idle = Duration.nanoseconds(now > last ? now - last : 0)
-            if idle >= .seconds(autolock) && state == .unlocked {
+            // no idleness at all (`duration(since:)` is then zero).
+            let last = MonotonicInstant(nanosecondsSinceStart: lastActivity.load(ordering: .relaxed))
+            let idle = MonotonicInstant.now.duration(since: last)
+            if idle >= autolock && state == .unlocked {
                 queue.async { [self] in lock(.normal) }
                 scheduleAutolockCheck(after: autolock)
             } else {
-                scheduleAutolockCheck(after: autolock - Int(min(idle.components.seconds, Int64(autolock))))
+                scheduleAutolockCheck(after: autolock - min(idle, autolock))
             }
         }
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A sealed symlink target copied over another symlink's in the backing directory must be
-# damage (EIO), never followed (SPEC section 4: every sealed object bound to its object).
+# damage (EIO), never followed (docs/FORMAT.md: every sealed object bound to its object).
 #   make MOUNT                  symlinks on the mount
 #   plant BACKING EVIL VICTIM DIRVICTIM LONGEVIL LONGVICTIM RENAMED SWAPPED
 #                               backing paths (relative to BACKING) of those symlinks:

@@ -15,7 +15,7 @@ ln -s b/random "$source/a/symlink"
 setfattr -n user.note -v remembered "$source/a/hello"
 tar -C "$source" -cf - . | tar -C "$mnt" -xf -
 diff -r "$source" "$mnt"
-# The class cannot be removed (SPEC: EPERM), so rsync -X from a plain directory is
+# The class cannot be removed (docs/CLASSES.md: EPERM), so rsync -X from a plain directory is
 # told not to try; the README says so.
 rsync -aHX --filter='-x user.protfs.class' "$source/" "$mnt/rsynced/"
 diff -r "$source" "$mnt/rsynced"

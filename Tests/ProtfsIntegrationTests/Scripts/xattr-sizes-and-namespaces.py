@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Usage: xattr-sizes-and-namespaces.py MOUNT. xattr values of size 0, too small and too
 # large buffers, the largest value and name, non-UTF-8 names, and every other namespace
-# (trusted, security, system ACLs and capabilities) refused as SPEC says.
+# (trusted, security, system ACLs and capabilities) refused as docs/CLASSES.md says.
 import errno, os, struct
 
 from call_checks import Fails, expect, failures, finish

@@ -4,7 +4,7 @@ ctypes for crypto_kdf and the AEAD, Python's hashlib for keyed BLAKE2b, so the S
 implementation is checked against an independent one. Fixed nonces and item keys make the
 output deterministic. Run once; never again (a mismatch in the tests means the format changed)."""
 import os, sys, hashlib, json, struct
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "ProtfsFormatTests", "Vectors"))
 from sodium_vectors import subkey, seal, base64url  # noqa: E402
 
 FILESYSTEM_KEY = bytes.fromhex("5f0e2b7a9c41d3e6081f6a4b2c9d7e30a1b2c3d4e5f60718293a4b5c6d7e8f90")

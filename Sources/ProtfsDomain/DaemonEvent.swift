@@ -1,0 +1,11 @@
+/// The kinds of event the daemon's log reports, each with an identity of its own in the
+/// journal (`MESSAGE_ID`, docs/SYSTEMD.md), so that `journalctl` can select one kind.
+public enum DaemonEvent: String, Sendable, CaseIterable {
+    case mounted
+    case locking
+    case locked
+    case unlocked
+    case wrongPasscode
+    case damage
+    case unmounted
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+/// The systemd units in `systemd/` and the fstab route (docs/SYSTEMD.md): what systemd itself
+/// says of the units, and what `mount.protfs` makes of systemd's fstab options.
+@Suite("systemd units")
+struct SystemdUnitTests {
+    @Test("systemd-analyze verify finds nothing to say about protfs@.service and protfs-follow@.service")
+    func unitsVerify() {
+        let built = URL(fileURLWithPath: TestVault.protfs).deletingLastPathComponent().path
+        let result = CommandRunner.script("verify-units.sh", [built], timeout: 120)
+        #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("units verified") && result.stdout.contains("a broken unit fails"), "\(result.stdout)")
+    }
+
+    @Test("an fstab line with x-systemd.automount and nofail reaches protfs mount without them")
+    func fstabOptions() {
+        let helper = CommandRunner.packageRoot.path + "/mount-helpers/mount.protfs"
+        let result = CommandRunner.run("/bin/sh", [helper, "/srv/vault", "/home/a/Vault", "-fv", "-o",
+                                                   "x-systemd.automount,x-systemd.idle-timeout=300,nofail,_netdev,grace=10"])
+        #expect(result.succeeded, "\(result.stderr)")
+        #expect(result.stderr.contains("mount /srv/vault /home/a/Vault -o grace=10\n"), "\(result.stderr)")
+        #expect(!result.stderr.contains("x-systemd") && !result.stderr.contains("nofail"), "\(result.stderr)")
+    }
+}

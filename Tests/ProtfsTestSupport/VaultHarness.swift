@@ -1,0 +1,180 @@
+import Glibc
+import ProtfsCore
+import ProtfsDomain
+import ProtfsFormat
+import ProtfsSystem
+
+/// A vault in a temporary directory, driven through `VaultFileSystem` directly: the rules
+/// of names, modes, classes, the policy and the lock without FUSE, without root and in
+/// milliseconds. Paths are `/`-separated and relative to the vault's root; every call acts
+/// as the user running the tests.
+///
+/// What needs the kernel (its caches, mappings, the requests it makes of its own accord,
+/// permission checks) stays with the integration tests, which mount for real.
+public final class VaultHarness {
+    public static let passcodeText = "harness passcode"
+
+    public let directory: TemporaryDirectory
+    public let vault: Vault
+    public let controller: LockController
+    public let fileSystem: VaultFileSystem
+    public let caller = Caller(uid: getuid(), gid: getgid(), pid: getpid())
+
+    /// No kernel, so no page to drop: the lock's other steps run as on a mount.
+    private struct NoPageCache: KernelPageCache {
+        func dropPages(where selected: (BackingNode) -> Bool) {}
+    }
+
+    /// A new vault whose root has `rootClass`, unlocked or in `beforeFirstUnlock`.
+    public init(rootClass: ProtectionClass = .completeUntilFirstUserAuthentication, grace: Duration = .zero,
+                unlocked: Bool = true) throws {
+        directory = TemporaryDirectory()
+        let backing = directory.child("backing")
+        let deviceKey = directory.child("device.key")
+        _ = try Vault.initialize(backing: backing, protectionClass: rootClass, deviceKeyPath: deviceKey,
+                                 passcode: { passcode(Self.passcodeText) }, kdf: .interactive)
+        vault = try Vault.open(backing: backing, deviceKeyPath: deviceKey)
+        if unlocked { try vault.unlock(passcode: passcode(Self.passcodeText)) }
+        controller = LockController(vault: vault, initialState: unlocked ? .unlocked : .beforeFirstUnlock,
+                                    grace: grace, autolock: .zero)
+        fileSystem = try VaultFileSystem(vault: vault, controller: controller)
+        controller.attach(contentKeys: fileSystem, cache: NoPageCache())
+    }
+
+    // MARK: paths
+
+    private static func components(_ path: String) -> [[UInt8]] {
+        path.split(separator: "/").map { Array($0.utf8) }
+    }
+
+    /// The node at `path` ("" is the root), looked up one component at a time.
+    public func node(_ path: String) throws(Errno) -> BackingNode {
+        var node = fileSystem.root
+        for name in Self.components(path) { node = try fileSystem.lookup(name, in: node) }
+        return node
+    }
+
+    private func parentAndName(_ path: String) throws(Errno) -> (BackingNode, [UInt8]) {
+        var names = Self.components(path)
+        guard let name = names.popLast() else { throw .invalid }
+        var parent = fileSystem.root
+        for component in names { parent = try fileSystem.lookup(component, in: parent) }
+        return (parent, name)
+    }
+
+    // MARK: entries
+
+    /// Creates a regular file holding `contents` and closes it.
+    @discardableResult
+    public func createFile(_ path: String, contents: [UInt8] = [], mode: mode_t = 0o644) throws(Errno) -> BackingNode {
+        let (parent, name) = try parentAndName(path)
+        let (node, handle, _) = try fileSystem.createFile(name, in: parent, mode: mode, caller: caller)
+        defer { fileSystem.release(handle) }
+        if !contents.isEmpty { try write(handle, contents) }
+        return node
+    }
+
+    /// Makes a directory, of its parent's class or of `protectionClass` (set right after).
+    @discardableResult
+    public func makeDirectory(_ path: String, mode: mode_t = 0o755, protectionClass: String? = nil) throws(Errno) -> BackingNode {
+        let (parent, name) = try parentAndName(path)
+        let node = try fileSystem.makeDirectory(name, in: parent, mode: mode, caller: caller)
+        if let protectionClass { try setProtectionClass(protectionClass, of: path) }
+        return node
+    }
+
+    @discardableResult
+    public func makeSymlink(_ path: String, target: String) throws(Errno) -> BackingNode {
+        let (parent, name) = try parentAndName(path)
+        return try fileSystem.makeSymlink(name, in: parent, target: Array(target.utf8), caller: caller)
+    }
+
+    public func rename(_ path: String, to newPath: String, flags: FileDescriptor.RenameFlags = []) throws(Errno) {
+        let (parent, name) = try parentAndName(path)
+        let (newParent, newName) = try parentAndName(newPath)
+        try fileSystem.rename(name, in: parent, to: newName, in: newParent, flags: flags)
+    }
+
+    public func unlink(_ path: String) throws(Errno) {
+        let (parent, name) = try parentAndName(path)
+        try fileSystem.unlink(name, in: parent)
+    }
+
+    /// The names listed in the directory at `path`, `.` and `..` left out.
+    public func list(_ path: String = "") throws(Errno) -> [[UInt8]] {
+        let reader = try fileSystem.openListing(of: try node(path))
+        var names: [[UInt8]] = []
+        reader.read(from: 0, undecodable: { _ in }) { entry, _ in
+            if entry.name != Array(".".utf8) && entry.name != Array("..".utf8) { names.append(entry.name) }
+            return true
+        }
+        return names
+    }
+
+    // MARK: contents
+
+    public func open(_ path: String, writable: Bool = false) throws(Errno) -> OpenFileHandle {
+        try fileSystem.open(try node(path), writable: writable)
+    }
+
+    public func release(_ handle: OpenFileHandle) { fileSystem.release(handle) }
+
+    public func read(_ handle: OpenFileHandle, count: Int = 1 << 16, at offset: Int64 = 0) throws(Errno) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let read = try buffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(Errno) in try fileSystem.read(handle, into: bytes, at: offset) }
+        }.get()
+        return Array(buffer[..<read])
+    }
+
+    public func write(_ handle: OpenFileHandle, _ bytes: [UInt8], at offset: Int64 = 0) throws(Errno) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(Errno) in try fileSystem.write(handle, raw, at: offset) } }.get()
+    }
+
+    /// The whole contents of the file at `path` (at most 64 KiB), opened and closed for it.
+    public func contents(of path: String) throws(Errno) -> [UInt8] {
+        let handle = try open(path)
+        defer { release(handle) }
+        return try read(handle)
+    }
+
+    // MARK: attributes
+
+    public func attributes(of path: String) throws(Errno) -> stat { try fileSystem.attributes(of: try node(path)) }
+
+    /// `getfattr -n user.protfs.class`: the canonical name.
+    public func protectionClass(of path: String) throws(Errno) -> String {
+        String(decoding: try extendedAttribute(ClassHint.attributeName, of: path), as: UTF8.self)
+    }
+
+    /// `setfattr -n user.protfs.class -v SPELLING`.
+    public func setProtectionClass(_ spelling: String, of path: String) throws(Errno) {
+        try setExtendedAttribute(ClassHint.attributeName, Array(spelling.utf8), of: path)
+    }
+
+    public func extendedAttribute(_ name: String, of path: String) throws(Errno) -> [UInt8] {
+        try fileSystem.extendedAttribute(Array(name.utf8), of: try node(path))
+    }
+
+    public func setExtendedAttribute(_ name: String, _ value: [UInt8], of path: String) throws(Errno) {
+        try fileSystem.setExtendedAttribute(Array(name.utf8), value, flags: 0, of: try node(path), caller: caller)
+    }
+
+    public func removeExtendedAttribute(_ name: String, of path: String) throws(Errno) {
+        try fileSystem.removeExtendedAttribute(Array(name.utf8), of: try node(path))
+    }
+
+    public func extendedAttributeNames(of path: String) throws(Errno) -> [String] {
+        try fileSystem.extendedAttributeNames(of: try node(path)).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    // MARK: the lock
+
+    public var state: LockState { controller.state }
+
+    public func lock(_ request: LockRequest = .now) { controller.lock(request) }
+
+    public func unlock(passcode text: String = VaultHarness.passcodeText) throws(VaultError) {
+        try controller.unlock(passcode: passcode(text))
+    }
+}
