@@ -139,6 +139,17 @@ int protfs_spawn_in_new_session(const char *path, char *const argv[], char *cons
     return error;
 }
 
+int protfs_spawn_with_output(const char *file, char *const argv[], char *const envp[], int output, pid_t *pid) {
+    posix_spawn_file_actions_t actions;
+    int error = posix_spawn_file_actions_init(&actions);
+    if (error != 0) return error;
+    error = posix_spawn_file_actions_adddup2(&actions, output, STDOUT_FILENO);
+    if (error == 0) error = posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+    if (error == 0) error = posix_spawnp(pid, file, &actions, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    return error;
+}
+
 int protfs_errno(void) { return errno; }
 void protfs_set_errno(int value) { errno = value; }
 

@@ -20,6 +20,7 @@ public struct CommandTable: Sendable {
             print(usage, terminator: "")
             return ExitCode.success.rawValue
         }
+        if first == "completion" { return completion(Array(arguments.dropFirst())) }
         // The longest name wins, so `class get` is not taken for a command `class`.
         let matching = commands.filter { arguments.starts(with: $0.words) }
         guard let command = matching.max(by: { $0.words.count < $1.words.count }) else {
@@ -33,6 +34,17 @@ public struct CommandTable: Sendable {
 
     public var usage: String {
         "usage:\n" + commands.map { "  \(tool) \($0.name) \($0.synopsis)".trimmingTrailingSpaces + "\n" }.joined()
+            + "  \(tool) completion \(CompletionScript.shells.joined(separator: "|"))\n"
+    }
+
+    /// `completion SHELL`: the shell's completion script, made from this table.
+    private func completion(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 1, let script = CompletionScript.script(for: arguments[0], CompletionSpec(self)) else {
+            writeError("usage: \(tool) completion \(CompletionScript.shells.joined(separator: "|"))\n")
+            return ExitCode.usage.rawValue
+        }
+        writeOutput(script)
+        return ExitCode.success.rawValue
     }
 }
 

@@ -10,6 +10,8 @@ public enum PasscodeInputError: CommandError, Sendable, Equatable {
     case missing
     case entriesDiffer
     case system(operation: String, path: String, errno: Errno)
+    /// A passcode command (or `systemd-ask-password`) that could not start or did not exit 0.
+    case commandFailed(command: String, reason: String)
 
     public var exitCode: ExitCode { .failure }
 
@@ -20,11 +22,13 @@ public enum PasscodeInputError: CommandError, Sendable, Equatable {
         case .tooLong(let limit):
             "the passcode is longer than \(limit) bytes"
         case .missing:
-            "no passcode given: the input ended before a line was read; give it with --passcode-file FILE, on the terminal, or as the first line of standard input"
+            "no passcode given: the input ended before a line was read; give it with --passcode-file FILE or --passcode-command CMD, on the terminal, or as the first line of standard input"
         case .entriesDiffer:
             "the two passcodes differ; nothing was changed"
         case .system(let operation, let path, let errno):
             "cannot \(operation) \(path): \(errno)"
+        case .commandFailed(let command, let reason):
+            "the passcode command '\(command)' \(reason); no passcode was read"
         }
     }
 }

@@ -3,43 +3,87 @@ import ProtfsCrypto
 import ProtfsDomain
 import ProtfsSystem
 
-/// Reads a passcode into locked memory, never through a Swift `String`: from a file (its
-/// first line), else from the terminal without echo when standard input is one, else the
-/// first line of standard input. Passcodes never come from argv or the environment.
+/// Reads a passcode into locked memory, never through a Swift `String`, from the first of:
+/// a file (its first line); a command's output (`PasscodeCommand`); the systemd credential
+/// `protfs-passcode` (`$CREDENTIALS_DIRECTORY`, for an existing passcode); the terminal
+/// without echo when standard input is one; the first line of standard input when it can
+/// have one (a pipe, a file); else, with no input at all (`/dev/null`, closed: a service,
+/// fstab at boot), `systemd-ask-password`, which asks the system's password agents.
+/// Passcodes never come from argv or the environment.
 /// A line loses exactly one trailing `\n` (and a `\r` just before it); its bytes are taken
 /// as given; an empty one is refused.
 public struct PasscodeReader: Sendable {
     public static let maximumByteCount = PasscodeLimits.maximumByteCount
+    /// The credential a systemd unit gives with `LoadCredential=` or `LoadCredentialEncrypted=`.
+    public static let credentialName = "protfs-passcode"
     public let passcodeFile: String?
+    public let passcodeCommand: String?
+    /// What the passcode opens (a mount point, a backing directory), for the password agents.
+    public let vault: String?
 
-    public init(passcodeFile: String?) { self.passcodeFile = passcodeFile }
+    public init(passcodeFile: String?, passcodeCommand: String? = nil, vault: String? = nil) {
+        self.passcodeFile = passcodeFile
+        self.passcodeCommand = passcodeCommand
+        self.vault = vault
+    }
 
     /// An existing passcode (unlock, mount, the old one of `passwd`).
     public func read(prompt: String = "Passcode: ") throws(PasscodeInputError) -> SecureBuffer {
-        try readOnce(prompt: prompt)
+        if passcodeFile == nil, passcodeCommand == nil, let credential = Self.credentialPath() {
+            return try Self.readFile(credential)
+        }
+        return try readOnce(prompt: prompt)
+    }
+
+    /// `$CREDENTIALS_DIRECTORY/protfs-passcode` when systemd passed it to this service.
+    public static func credentialPath() -> String? {
+        guard let raw = getenv("CREDENTIALS_DIRECTORY") else { return nil }
+        let path = String(cString: raw) + "/" + credentialName
+        var st = stat()
+        return path.hasPrefix("/") && stat(path, &st) == 0 ? path : nil
     }
 
     /// A passcode being chosen (`init`, the new one of `passwd`): on a terminal it is asked
     /// twice and both entries must match.
     public func readNew(prompt: String = "New passcode: ", confirmation: String = "Repeat the new passcode: ") throws(PasscodeInputError) -> SecureBuffer {
         let first = try readOnce(prompt: prompt)
-        guard passcodeFile == nil, isatty(STDIN_FILENO) == 1 else { return first }
+        guard passcodeFile == nil, passcodeCommand == nil, isatty(STDIN_FILENO) == 1 else { return first }
         let second = try readOnce(prompt: confirmation)
         guard Self.same(first, second) else { throw .entriesDiffer }
         return first
     }
 
     private func readOnce(prompt: String) throws(PasscodeInputError) -> SecureBuffer {
-        if let passcodeFile {
-            let fd: FileDescriptor
-            do { fd = try FileDescriptor.open(path: passcodeFile, [.readOnly]) } catch {
-                throw .system(operation: "open passcode file", path: passcodeFile, errno: error)
-            }
-            defer { fd.close() }
-            return try Self.readLine(from: fd.rawValue, source: passcodeFile)
+        if let passcodeFile { return try Self.readFile(passcodeFile) }
+        if let passcodeCommand { return try PasscodeCommand(commandLine: passcodeCommand).read() }
+        if isatty(STDIN_FILENO) == 1 { return try Self.readFromTerminal(prompt: prompt) }
+        if Self.standardInputIsEmpty { return try askPasswordAgents(prompt: prompt) }
+        return try Self.readLine(from: STDIN_FILENO, source: "standard input")
+    }
+
+    private static func readFile(_ path: String) throws(PasscodeInputError) -> SecureBuffer {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(path: path, [.readOnly]) } catch {
+            throw .system(operation: "open passcode file", path: path, errno: error)
         }
-        guard isatty(STDIN_FILENO) == 1 else { return try Self.readLine(from: STDIN_FILENO, source: "standard input") }
-        return try Self.readFromTerminal(prompt: prompt)
+        defer { fd.close() }
+        return try readLine(from: fd.rawValue, source: path)
+    }
+
+    /// No input can come: standard input is closed or a character device that is no
+    /// terminal (`/dev/null`, as services and fstab mounts at boot have).
+    public static var standardInputIsEmpty: Bool {
+        var st = stat()
+        return fstat(STDIN_FILENO, &st) != 0 || st.st_mode & S_IFMT == S_IFCHR
+    }
+
+    /// `systemd-ask-password`: the console, Plymouth or a desktop's agent answers (with no
+    /// agent it gives up after its own timeout). Without it, the input is simply missing.
+    private func askPasswordAgents(prompt: String) throws(PasscodeInputError) -> SecureBuffer {
+        let message = prompt.trimmingTrailingSpaces + (vault.map { " (protfs vault \($0))" } ?? " (protfs)")
+        let command = PasscodeCommand(arguments: ["systemd-ask-password", "--id=protfs:\(vault ?? "")", message],
+                                      name: "systemd-ask-password")
+        return try command.read(ifMissing: .missing)
     }
 
     /// Prompts on stderr and reads standard input with echo off, restoring the terminal after.
@@ -99,5 +143,21 @@ public struct PasscodeReader: Sendable {
     private static func writeToStandardError(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}
+
+extension PasscodeReader {
+    /// The passcode options every command that reads a passcode takes.
+    public static let options: Set = ["--passcode-file", "--passcode-command"]
+
+    /// The reader of a command's `--passcode-file FILE` or `--passcode-command CMD`, which
+    /// exclude each other and `--no-passcode`.
+    public init(options arguments: ParsedArguments, vault: String? = nil) throws(UsageError) {
+        let file = arguments.value("--passcode-file"), command = arguments.value("--passcode-command")
+        guard file == nil || command == nil else { throw UsageError("--passcode-file and --passcode-command exclude each other") }
+        if arguments.isSet("--no-passcode"), let given = file != nil ? "--passcode-file" : command != nil ? "--passcode-command" : nil {
+            throw UsageError("--no-passcode and \(given) exclude each other")
+        }
+        self.init(passcodeFile: file, passcodeCommand: command, vault: vault)
     }
 }

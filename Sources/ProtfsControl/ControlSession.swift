@@ -79,6 +79,7 @@ struct ControlSession {
     private func status() -> StatusReport {
         var report = handler.status(caller: socket.peer()?.uid)
         report.owner = mountingUser
+        report.callerMayLock = peerIsPrivileged
         if !peerIsPrivileged {
             report.pid = nil
             report.backing = nil

@@ -20,6 +20,9 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var retryAfterSeconds: Int?
     /// The caller's keychain items (docs/CONTROL.md); nil when the store could not be read.
     public var items: Int?
+    /// Whether the caller may lock, unlock and change the passcode: the control server fills
+    /// it in (it checks the peer); nil from an older daemon.
+    public var callerMayLock: Bool?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,
                 passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil) {
@@ -40,7 +43,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
-        case items, owner
+        case items, owner, callerMayLock
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
@@ -59,6 +62,7 @@ extension StatusReport {
         try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
         try container.encode(items, forKey: .items)
         try container.encode(owner, forKey: .owner)
+        try container.encode(callerMayLock, forKey: .callerMayLock)
     }
 }
 

@@ -54,7 +54,7 @@ public enum MountTable {
     }
 
     /// The lines of a kernel table (none when it cannot be read).
-    private static func lines(of path: String) -> [Substring] {
+    static func lines(of path: String) -> [Substring] {
         guard let fd = try? FileDescriptor.open(path: path, .readOnly) else { return [] }
         defer { fd.close() }
         guard let bytes = try? fd.readAll() else { return [] }

@@ -10,9 +10,9 @@ import ProtfsSystem
 enum BackupCommand {
     static let command = Command(
         name: "backup",
-        synopsis: "BACKING ARCHIVE [--device-key PATH] [--passcode-file F] [--backup-passphrase-file F] | --verify ARCHIVE [--device-key PATH] [--backup-passphrase-file F]",
-        valueOptions: ["--device-key", "--passcode-file", "--backup-passphrase-file"],
-        flags: ["--verify"],
+        synopsis: "BACKING ARCHIVE [--device-key PATH] [--passcode-file F | --passcode-command CMD] [--backup-passphrase-file F] [--progress | --json] | --verify ARCHIVE [--device-key PATH] [--backup-passphrase-file F]",
+        valueOptions: PasscodeReader.options.union(["--device-key", "--backup-passphrase-file"]),
+        flags: ProgressMeter.flags.union(["--verify"]),
         run: run)
 
     private static func run(_ arguments: ParsedArguments) throws {
@@ -36,24 +36,30 @@ enum BackupCommand {
                 writeError("protfs backup: warning: \(backing) is mounted: its daemon's device key is used, not --device-key\n")
             }
             try MountedBackup.run(backing: backing, mountpoint: mountpoint, archive: operands[1],
-                                  passcodes: PasscodeReader(passcodeFile: arguments.value("--passcode-file")),
-                                  passphrases: passphrases)
+                                  passcodes: try PasscodeReader(options: arguments, vault: backing),
+                                  passphrases: passphrases, progress: meter(arguments, backing: backing))
             return
         }
         let vault = try Vault.open(backing: operands[0], deviceKeyPath: arguments.value("--device-key"))
         for warning in vault.warnings { writeError("protfs backup: warning: \(warning)\n") }
         let classKeys: PasscodeClassKeys
         if vault.passcodeSet {
-            classKeys = try vault.verifyPasscode(try PasscodeReader(passcodeFile: arguments.value("--passcode-file")).read())
+            classKeys = try vault.verifyPasscode(try PasscodeReader(options: arguments, vault: operands[0]).read())
         } else {
             classKeys = try vault.classKeysWithoutPasscode()
         }
         let passphrase = try passphrases.readNew(prompt: "Backup passphrase: ", confirmation: "Repeat the backup passphrase: ")
-        let progress = BackupProgress()
+        let progress = meter(arguments, backing: operands[0])
         let backup = try VaultBackup.write(vault: vault, classKeys: classKeys, to: operands[1], passphrase: passphrase,
-                                           progress: progress.show)
-        progress.end()
+                                           progress: progress.update)
+        progress.finish()
         print("Backed up \(operands[0]) to \(operands[1])"
               + (backup.itemsLeftOut > 0 ? " (\(backup.itemsLeftOut) ThisDeviceOnly items left out)." : "."))
+    }
+
+    /// The progress of a backup, its time left reckoned against the backing directory's size.
+    private static func meter(_ arguments: ParsedArguments, backing: String) -> ProgressMeter {
+        let style = ProgressMeter.Style(arguments)
+        return ProgressMeter(command: "protfs backup", style: style, total: style == .none ? nil : .bytes(TreeTally(path: backing).bytes))
     }
 }

@@ -4,16 +4,17 @@ import ProtfsCore
 import ProtfsFormat
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsSystem
 
-/// `protfs fsck BACKING [--repair] [--device-key PATH] [--passcode-file FILE]`: checks an
+/// `protfs fsck BACKING [--repair] [--device-key PATH] [--passcode-file FILE] [--progress|--json]`: checks an
 /// unmounted vault (the backing lock refuses a mounted one), prints one line per finding
 /// and a summary, and exits 0 clean, 8 damage left, 1 could not check (docs/CONTROL.md).
 enum FsckCommand {
     static let command = Command(
         name: "fsck",
-        synopsis: "BACKING [--repair] [--device-key PATH] [--passcode-file FILE]",
-        valueOptions: ["--device-key", "--passcode-file"],
-        flags: ["--repair"],
+        synopsis: "BACKING [--repair] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD] [--progress | --json]",
+        valueOptions: PasscodeReader.options.union(["--device-key"]),
+        flags: ProgressMeter.flags.union(["--repair"]),
         run: run)
 
     /// How long a piped standard input may take to deliver the passcode line.
@@ -31,10 +32,16 @@ enum FsckCommand {
         let stateMissing = try checkState(of: vault, repair: arguments.isSet("--repair"))
         if !vault.passcodeSet {
             vault.install(try vault.classKeysWithoutPasscode())
-        } else if !stateMissing, let passcode = try readPasscode(file: arguments.value("--passcode-file")) {
+        } else if !stateMissing, let passcode = try readPasscode(PasscodeReader(options: arguments, vault: arguments.operands.first)) {
             try vault.unlock(passcode: passcode)
         }
-        let report = VaultChecker(vault: vault, repair: arguments.isSet("--repair")).run()
+        let checker = VaultChecker(vault: vault, repair: arguments.isSet("--repair"))
+        let style = ProgressMeter.Style(arguments)
+        let meter = ProgressMeter(command: "protfs fsck", style: style,
+                                  total: style == .none ? nil : .bytes(TreeTally(path: backing).bytes))
+        checker.progress = meter.update
+        let report = checker.run()
+        meter.finish(objects: UInt64(report.objectsChecked), bytes: checker.bytesChecked)
         for finding in report.findings { print(finding.line) }
         print("protfs fsck: \(report.summary)")
         if stateMissing { throw CommandExit(code: .damage) }
@@ -59,13 +66,16 @@ enum FsckCommand {
     }
 
     /// The passcode is optional here: without one, fsck checks what needs none. From
-    /// `--passcode-file`; else the terminal (an empty line skips); else the first line of
-    /// standard input, if one comes within `standardInputWaitMilliseconds` (an empty or closed input,
-    /// or none at all, skips: fsck never hangs on an idle pipe).
-    private static func readPasscode(file: String?) throws(PasscodeInputError) -> SecureBuffer? {
-        let reader = PasscodeReader(passcodeFile: file)
-        if file != nil { return try reader.read() }
+    /// `--passcode-file`, `--passcode-command` or the systemd credential; else the terminal
+    /// (an empty line skips); else the first line of standard input, if one comes within
+    /// `standardInputWaitMilliseconds` (an empty or closed input, or none at all, skips: fsck
+    /// never hangs on an idle pipe, nor asks the password agents).
+    private static func readPasscode(_ reader: PasscodeReader) throws(PasscodeInputError) -> SecureBuffer? {
+        if reader.passcodeFile != nil || reader.passcodeCommand != nil || PasscodeReader.credentialPath() != nil {
+            return try reader.read()
+        }
         if isatty(STDIN_FILENO) != 1 {
+            guard !PasscodeReader.standardInputIsEmpty else { return nil }
             var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
             guard poll(&input, 1, standardInputWaitMilliseconds) == 1 else { return nil }
         }

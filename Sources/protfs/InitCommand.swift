@@ -3,13 +3,14 @@ import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
 
-/// `protfs init BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE | --no-passcode]
-/// [--kdf interactive|moderate]`: creates a vault, without a passcode when asked (docs/BACKUP.md).
+/// `protfs init BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD |
+/// --no-passcode] [--kdf interactive|moderate]`: creates a vault, without a passcode when asked (docs/BACKUP.md).
 enum InitCommand {
     static let command = Command(
         name: "init",
-        synopsis: "BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE | --no-passcode] [--kdf interactive|moderate]",
-        valueOptions: ["--class", "--device-key", "--passcode-file", "--kdf"],
+        synopsis: "BACKING [--class CLASS] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD | --no-passcode] "
+            + "[--kdf interactive|moderate]",
+        valueOptions: PasscodeReader.options.union(["--class", "--device-key", "--kdf"]),
         flags: ["--no-passcode"],
         run: run)
 
@@ -18,10 +19,7 @@ enum InitCommand {
         let protectionClass = try arguments.value("--class").map(parseClass) ?? .defaultForNewVaults
         let kdf = try parseKDF(arguments.value("--kdf") ?? "moderate")
         let noPasscode = arguments.isSet("--no-passcode")
-        if noPasscode, arguments.value("--passcode-file") != nil {
-            throw UsageError("--no-passcode and --passcode-file exclude each other")
-        }
-        let reader = PasscodeReader(passcodeFile: arguments.value("--passcode-file"))
+        let reader = try PasscodeReader(options: arguments, vault: backing)
         let result = try Vault.initialize(backing: backing, protectionClass: protectionClass,
                                           deviceKeyPath: arguments.value("--device-key"),
                                           passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try reader.readNew() }, kdf: kdf)

@@ -9,7 +9,7 @@ import ProtfsFuse
 import ProtfsSystem
 import ProtfsSystemd
 
-/// `protfs mount`: checks, opens the vault (and unlocks it when given `passcode_file`),
+/// `protfs mount`: checks, opens the vault (and unlocks it when given a passcode source),
 /// mounts, and serves until unmounted or SIGTERM; unless `-f`, in a daemon it starts and
 /// waits for (`Detachment`).
 enum MountCommand {
@@ -58,34 +58,39 @@ enum MountCommand {
         return openAndServe(options, backing: backing, mountpoint: mountpoint, detachment: detachment)
     }
 
-    /// Opens the vault (unlocking it when given `passcode_file`), then mounts and serves.
+    /// Opens the vault (unlocking it when given a passcode source), then mounts and serves.
     private static func openAndServe(_ options: MountOptions, backing: String, mountpoint: String,
                                      detachment: Detachment?) -> ExitCode {
         let vault: Vault
+        var unlocked = false
         do {
             vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
             for warning in vault.warnings { report("warning: \(warning)") }
             if !vault.passcodeSet {
                 // The device key alone opens it: it mounts `unlocked` (docs/BACKUP.md).
-                if options.passcodeFile != nil { report("warning: this vault has no passcode; passcode_file is not read") }
+                if options.passcodeFile != nil || options.passcodeCommand != nil {
+                    report("warning: this vault has no passcode; passcode_file and passcode_command are not read")
+                }
                 vault.install(try vault.classKeysWithoutPasscode())
-            } else if let passcodeFile = options.passcodeFile {
+            } else if let reader = options.passcodeReader(vault: mountpoint) {
                 let passcode: SecureBuffer
-                do { passcode = try PasscodeReader(passcodeFile: passcodeFile).read() } catch { return failed(error) }
+                do { passcode = try reader.read() } catch { return failed(error) }
                 try vault.unlock(passcode: passcode)
+                unlocked = true
             }
         } catch {
             return failed(error)
         }
-        return serve(vault: vault, options: options, backing: backing, mountpoint: mountpoint, detachment: detachment)
+        return serve(vault: vault, unlocked: unlocked || !vault.passcodeSet, options: options, backing: backing,
+                     mountpoint: mountpoint, detachment: detachment)
     }
 
     /// Mounts and serves; reports readiness (or the failure) to the waiting parent, if any.
-    private static func serve(vault: Vault, options: MountOptions, backing: String, mountpoint: String,
+    private static func serve(vault: Vault, unlocked: Bool, options: MountOptions, backing: String, mountpoint: String,
                               detachment: Detachment?) -> ExitCode {
         let log = DaemonLog(debug: options.debug)
         PlaintextMemory.reportRefusal { log.warning($0) }
-        let controller = LockController(vault: vault, initialState: options.passcodeFile == nil && vault.passcodeSet ? .beforeFirstUnlock : .unlocked,
+        let controller = LockController(vault: vault, initialState: unlocked ? .unlocked : .beforeFirstUnlock,
                                         grace: options.grace, autolock: options.autolock)
         var configuration = options.configuration
         configuration.backing = backing

@@ -11,6 +11,9 @@ struct MountOptions {
     var foreground = false
     var deviceKey: String?
     var passcodeFile: String?
+    var passcodeCommand: String?
+    /// `ask_passcode`: on the terminal, else through the system's password agents.
+    var askPasscode = false
     var grace = Duration.seconds(10)
     /// Zero: no auto-lock.
     var autolock = Duration.zero
@@ -34,7 +37,8 @@ struct MountOptions {
     /// protfs's own options that were given, by name, of those a remount cannot change.
     var givenOwnOptions: [String] = []
     static let fixedOnceRunning: Set = ["device_key", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
-                                        "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring", "owner"]
+                                        "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring", "owner",
+                                        "passcode_command", "ask_passcode"]
 
     /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
     /// comes), and the timers must not overflow.
@@ -69,6 +73,8 @@ struct MountOptions {
             case "device_key": deviceKey = try required()
             case "passcode_file": passcodeFile = try required()
             case "owner": owner = try Self.owner(named: try required())
+            case "passcode_command": passcodeCommand = try required()
+            case "ask_passcode": askPasscode = true
             case "grace": grace = try seconds()
             case "autolock": autolock = try seconds()
             case "ro": readOnly = true

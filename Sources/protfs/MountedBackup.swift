@@ -9,7 +9,7 @@ import ProtfsSystem
 /// command creates; the passcode and the passphrase go to it as secrets over the control socket.
 enum MountedBackup {
     static func run(backing: String, mountpoint: String, archive: String, passcodes: PasscodeReader,
-                    passphrases: PasscodeReader) throws {
+                    passphrases: PasscodeReader, progress: ProgressMeter) throws {
         let client = try ControlClient(mountpoint: mountpoint)
         if let place = CanonicalPath.resolvingParent(archive),
            let root = [backing, mountpoint].first(where: { place == $0 || place.hasPrefix($0 + "/") }) {
@@ -23,10 +23,9 @@ enum MountedBackup {
         let pending = try PendingArchive.create(at: archive)
         var published = false
         defer { pending.close(published: published) }
-        let progress = BackupProgress()
         let itemsLeftOut = try client.backup(into: pending.file, passcode: passcode, passphrase: passphrase,
-                                             progress: progress.show)
-        progress.end()
+                                             progress: progress.update)
+        progress.finish()
         try pending.publish()
         published = true
         print("Backed up \(backing) (mounted on \(mountpoint)) to \(archive)"

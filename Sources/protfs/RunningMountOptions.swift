@@ -12,13 +12,15 @@ struct RunningMountOptions {
     /// Asks the daemon of `mountpoint` (nil if it does not answer, or its command line cannot
     /// be read: then every option given counts as a change).
     init?(mountpoint: String) {
+        // A remount is root's: the daemon tells root its pid and backing directory.
         guard let client = try? ControlClient(mountpoint: mountpoint), case .status(let report)? = try? client.send(.status),
-              let file = try? FileDescriptor.open(path: "/proc/\(report.pid)/cmdline", [.readOnly]) else { return nil }
+              let pid = report.pid, let backing = report.backing,
+              let file = try? FileDescriptor.open(path: "/proc/\(pid)/cmdline", [.readOnly]) else { return nil }
         defer { file.close() }
         guard let commandLine = try? file.readAll(limit: 1 << 20) else { return nil }
         let arguments = commandLine.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         let list = arguments.firstIndex(of: "-o").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-        guard let options = try? MountOptions(backing: report.backing, mountpoint: mountpoint, foreground: false,
+        guard let options = try? MountOptions(backing: backing, mountpoint: mountpoint, foreground: false,
                                               optionList: list) else { return nil }
         self.options = options
         grace = .seconds(report.grace)

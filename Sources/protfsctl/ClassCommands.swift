@@ -25,7 +25,8 @@ enum ClassCommands {
         try failures.finish()
     }
 
-    static let set = Command(name: "class set", synopsis: "[-R] CLASS PATH...", flags: ["-R"]) { arguments in
+    static let set = Command(name: "class set", synopsis: "[-R [--progress | --json]] CLASS PATH...",
+                             flags: ProgressMeter.flags.union(["-R"])) { arguments in
         let operands = try arguments.variadicOperands("CLASS", "PATH")
         guard let protectionClass = ProtectionClass(spelling: operands[0]) else {
             let names = ProtectionClass.allCases.map(\.name).joined(separator: ", ")
@@ -33,12 +34,16 @@ enum ClassCommands {
         }
         let recursive = arguments.isSet("-R")
         var failures = FailureTally(single: operands.count == 2 && !recursive)
+        let style = recursive ? ProgressMeter.Style(arguments) : .none
+        let tally = ObjectTally(ProgressMeter(command: "protfsctl class set", style: style, total: style == .none ? nil
+                                              : .objects(operands.dropFirst().reduce(0) { $0 + TreeTally(path: $1).objects })))
+        defer { tally.finish() }
         for path in operands.dropFirst() {
             do throws(Errno) {
                 // The operand itself is followed like setfattr does; nothing below it is.
                 let object = try FileDescriptor.open(path: path, .path)
                 defer { object.close() }
-                setClass(protectionClass, of: object, path: path, recursive: recursive, failures: &failures)
+                setClass(protectionClass, of: object, path: path, recursive: recursive, tally: tally, failures: &failures)
             } catch {
                 failures.report("class set", path, error, reading: false)
             }
@@ -49,13 +54,14 @@ enum ClassCommands {
     /// Sets the class of a regular file or directory, then, with -R, of everything below a
     /// directory; symlinks and other nodes have no class and are passed over.
     private static func setClass(_ protectionClass: ProtectionClass, of object: FileDescriptor, path: String,
-                                 recursive: Bool, failures: inout FailureTally) {
+                                 recursive: Bool, tally: ObjectTally, failures: inout FailureTally) {
         do throws(Errno) {
             let st = try object.status()
             guard st.isRegularFile || st.isDirectory else {
                 if !recursive { throw Errno.noData }
                 return
             }
+            defer { tally.count(st) }
             do {
                 try object.setExtendedAttribute(attribute, Array(protectionClass.name.utf8))
             } catch {
@@ -67,7 +73,7 @@ enum ClassCommands {
                 do throws(Errno) {
                     let child = try FileDescriptor.open(name, in: object, .path)  // O_NOFOLLOW: a symlink is the link
                     defer { child.close() }
-                    setClass(protectionClass, of: child, path: childPath, recursive: true, failures: &failures)
+                    setClass(protectionClass, of: child, path: childPath, recursive: true, tally: tally, failures: &failures)
                 } catch {
                     failures.report("class set", childPath, error, reading: false)
                 }
@@ -107,4 +113,21 @@ struct FailureTally {
         default: "\(error)"
         }
     }
+}
+
+/// The files and directories `class set -R` has been through, for its progress.
+private final class ObjectTally {
+    let meter: ProgressMeter
+    var objects: UInt64 = 0
+    var bytes: UInt64 = 0
+
+    init(_ meter: ProgressMeter) { self.meter = meter }
+
+    func count(_ status: stat) {
+        objects += 1
+        if status.isRegularFile { bytes += UInt64(max(status.st_size, 0)) }
+        meter.update(objects: objects, bytes: bytes)
+    }
+
+    func finish() { meter.finish(objects: objects, bytes: bytes) }
 }

@@ -8,6 +8,7 @@ enum ProtfsctlTool {
         LockCommand.command,
         UnlockCommand.command,
         StatusCommand.command,
+        ListCommand.command,
         PasswdCommand.command,
         WatchCommand.command,
         FollowCommand.command,

@@ -26,7 +26,14 @@ final class FakeHandler: ControlHandler {
     let record = Mutex(Record())
 
     /// The status as the tests' own uid sees it.
-    func status() -> StatusReport { status(caller: getuid()) }
+    /// The status as the server sends it to this process, the mounting user of the fixtures:
+    /// the server adds the owner and whether the caller may lock.
+    func status() -> StatusReport {
+        var report = status(caller: getuid())
+        report.owner = getuid()
+        report.callerMayLock = true
+        return report
+    }
 
     func status(caller: uid_t?) -> StatusReport {
         let (state, items) = record.withLock { record in (record.state, caller.map { record.items[$0]?.count ?? 0 }) }

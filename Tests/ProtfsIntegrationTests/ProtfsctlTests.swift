@@ -37,8 +37,9 @@ struct ProtfsctlTests {
         defer { try? vault.unmount() }
         var object = try statusObject(vault)
         #expect(Set(object.keys) == ["state", "graceSecondsLeft", "pid", "mountpoint", "backing", "passcodeSet", "grace",
-                                     "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner"])
+                                     "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner", "callerMayLock"])
         #expect((object["owner"] as? NSNumber)?.uint32Value == getuid(), "the user who mounted")
+        #expect(object["callerMayLock"] as? Bool == true)
         #expect(object["state"] as? String == "unlocked")
         #expect((object["items"] as? NSNumber)?.intValue == 0)  // the caller's keychain items (docs/CONTROL.md)
         #expect(object["graceSecondsLeft"] is NSNull)

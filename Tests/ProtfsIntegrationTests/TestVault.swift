@@ -45,8 +45,10 @@ final class TestVault {
     }
 
     /// Mounts in the foreground as a child process and waits until the kernel shows the mount.
-    /// `launcher` runs the daemon through another program that execs it (setpriv, say).
-    func mount(passcode: Bool = true, options: [String] = [], launcher: [String] = []) throws {
+    /// `launcher` runs the daemon through another program that execs it (setpriv, say);
+    /// `asker`, when the daemon is another user's, runs the readiness check as that user
+    /// (with `daemonEnvironment`, for its runtime directory).
+    func mount(passcode: Bool = true, options: [String] = [], launcher: [String] = [], asker: [String] = []) throws {
         var all = ["device_key=\(deviceKey)"] + Self.transportOptions(besides: options) + options
         if passcode { all.append("passcode_file=\(passcodeFile)") }
         let process = Process()
@@ -65,7 +67,7 @@ final class TestVault {
         while Date() < deadline {
             // The daemon's own control socket answering with its pid: a dead mount left at the
             // same place by an earlier daemon is listed in /proc/mounts too.
-            if Self.isMounted(mountpoint) && servedByDaemon(process.processIdentifier) { return }
+            if Self.isMounted(mountpoint) && servedByDaemon(process.processIdentifier, asker: asker) { return }
             if !process.isRunning {
                 daemon = nil
                 throw TestFailure("daemon exited with \(process.terminationStatus): \(daemonOutput)")
@@ -86,8 +88,10 @@ final class TestVault {
         return ["io_uring"]
     }
 
-    private func servedByDaemon(_ pid: Int32) -> Bool {
-        let status = CommandRunner.run(Self.protfsctl, ["status", "--json", mountpoint], timeout: 10)
+    private func servedByDaemon(_ pid: Int32, asker: [String]) -> Bool {
+        let command = asker + [Self.protfsctl, "status", "--json", mountpoint]
+        let status = CommandRunner.run(command[0], Array(command.dropFirst()), environment: asker.isEmpty ? nil : daemonEnvironment,
+                                       timeout: 10)
         guard status.succeeded,
               let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any] else { return false }
         return (object["pid"] as? Int).map(Int32.init) == pid

@@ -57,6 +57,9 @@ int protfs_limit_malloc_arenas(int count);
 /// and every descriptor above `target` closed; 0, or the error number.
 int protfs_spawn_in_new_session(const char *path, char *const argv[], char *const envp[], int passed, int target,
                                 pid_t *pid);
+/// posix_spawnp of `file` (searched in PATH) with `output` as its standard output and every
+/// descriptor above 2 closed; standard input and error are the caller's. 0, or the error number.
+int protfs_spawn_with_output(const char *file, char *const argv[], char *const envp[], int output, pid_t *pid);
 int protfs_errno(void);
 void protfs_set_errno(int value);
 /// Writes all of `bytes` to `fd`, retrying on EINTR and short writes; used for stderr without

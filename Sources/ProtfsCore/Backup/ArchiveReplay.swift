@@ -13,12 +13,18 @@ final class ArchiveReplay {
     private let maker: RestoreMaker?
     private(set) var screen: ArchiveScreen
     private(set) var entryCount: UInt64 = 0
+    /// The bytes of file contents replayed so far.
+    private(set) var byteCount: UInt64 = 0
+    /// Called after every entry with the entries and bytes so far (`protfs restore`'s progress).
+    private let progress: (_ objects: UInt64, _ bytes: UInt64) -> Void
 
-    init(reader: BackupStreamReader, transport: ClassKeyring, screen: ArchiveScreen, maker: RestoreMaker?) {
+    init(reader: BackupStreamReader, transport: ClassKeyring, screen: ArchiveScreen, maker: RestoreMaker?,
+         progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in }) {
         self.reader = reader
         self.transport = transport
         self.screen = screen
         self.maker = maker
+        self.progress = progress
     }
 
     func run() throws(BackupError) {
@@ -56,6 +62,7 @@ final class ArchiveReplay {
                 return
             }
             entryCount += 1
+            progress(entryCount, byteCount)
         }
     }
 
@@ -102,6 +109,7 @@ final class ArchiveReplay {
                 }
             }
             end = offset + length
+            byteCount += length
         }
         guard !hasHeader || end > 0 else { throw .damaged("a file has no header") }
         switch verdict {

@@ -8,6 +8,8 @@ public enum VaultRestore {
     public struct Restored: Sendable {
         public let vaultID: ObjectID
         public let entries: UInt64
+        /// The bytes of file contents restored.
+        public let bytes: UInt64
         public let deviceKeyPath: String
         public let deviceKeyCreated: Bool
         /// Objects made without the set-user-ID or set-group-ID bits the archive gave them.
@@ -68,7 +70,8 @@ public enum VaultRestore {
     /// Each entry left out or changed (`ArchiveScreen`) goes to `report` as it is read.
     public static func restore<PasscodeError: Error>(
         archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer, passcodeAtHand: Bool = false,
-        passcode: () throws(PasscodeError) -> SecureBuffer?, report: @escaping (ArchiveFinding) -> Void = { _ in }
+        passcode: () throws(PasscodeError) -> SecureBuffer?, report: @escaping (ArchiveFinding) -> Void = { _ in },
+        progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in }
     ) throws -> Restored {
         let existed = try checkDestination(backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
@@ -122,7 +125,7 @@ public enum VaultRestore {
             let maker = try RestoreMaker(into: target)
             defer { maker.stop() }
             let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport),
-                                       screen: screen(keys, report), maker: maker)
+                                       screen: screen(keys, report), maker: maker, progress: progress)
             try replay.run()
             try maker.finish()
             guard let restored = try keybagMade.take()?.get() else { preconditionFailure("no keybag from its derivation") }
@@ -132,9 +135,9 @@ public enum VaultRestore {
                 if restored.generation > state.generation { try state.record(generation: restored.generation) }
                 try restored.write(in: root, backingPath: backing)
             }
-            return Restored(vaultID: keys.vaultID, entries: replay.entryCount, deviceKeyPath: deviceKeyFile.path,
-                            deviceKeyCreated: deviceKeyCreated, setIDBitsCleared: replay.screen.setIDBitsCleared,
-                            entriesLeftOut: replay.screen.entriesLeftOut)
+            return Restored(vaultID: keys.vaultID, entries: replay.entryCount, bytes: replay.byteCount,
+                            deviceKeyPath: deviceKeyFile.path, deviceKeyCreated: deviceKeyCreated,
+                            setIDBitsCleared: replay.screen.setIDBitsCleared, entriesLeftOut: replay.screen.entriesLeftOut)
         } catch {
             removeContents(of: root)
             for name in (try? root.extendedAttributeNames()) ?? [] { try? root.removeExtendedAttribute(name) }

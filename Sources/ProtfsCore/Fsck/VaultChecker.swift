@@ -37,6 +37,10 @@ public final class VaultChecker {
     /// False once part of the tree could not be listed: a blob may belong to a symlink there,
     /// so none is called an orphan.
     var everySymlinkSeen = true
+    /// Called after each object with the objects checked and the backing bytes of the files
+    /// among them so far (`protfs fsck`'s progress).
+    public var progress: (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in }
+    public private(set) var bytesChecked: UInt64 = 0
     /// Plaintext of one read, wiped after each file.
     let scratch = SecureBuffer(count: Int(EncryptedFile.chunksPerRun) * ContentLayout.chunkByteCount)
 
@@ -96,6 +100,10 @@ public final class VaultChecker {
                 }
                 // Else a sidecar that went along with its long entry to lost+found.
                 continue
+            }
+            defer {
+                if status.isRegularFile { bytesChecked += UInt64(max(status.st_size, 0)) }
+                progress(UInt64(report.objectsChecked), bytesChecked)
             }
             switch BackingEntryName.classify(name) {
             case .reserved:
