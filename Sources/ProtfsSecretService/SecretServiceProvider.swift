@@ -57,6 +57,12 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     /// Connects, takes the name, serves until the bus goes or another provider takes the name.
     public func run() throws(BusError) {
+        // A launcher (a test runner, a session manager) may hand down a mask that blocks these:
+        // the provider must stop when told to, by their default action.
+        var stopping = sigset_t()
+        sigemptyset(&stopping)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&stopping, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &stopping, nil)
         var connection: OpaquePointer?
         let opened = sd_bus_open_user(&connection)
         guard opened >= 0, let connection else { throw .failed("cannot connect to the session bus: \(Errno(-opened))") }
