@@ -13,10 +13,10 @@ shift
 "$protfsctl" secret-service "$mountpoint" "${options[@]}" &
 provider=$!
 stop() {
-    kill $provider 2>/dev/null
-    for _ in $(seq 50); do kill -0 $provider 2>/dev/null || return; sleep 0.1; done
+    kill "$provider" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$provider" 2>/dev/null || return; sleep 0.1; done
     echo "the provider ignored SIGTERM" >&2
-    kill -KILL $provider 2>/dev/null
+    kill -KILL "$provider" 2>/dev/null
 }
 trap stop EXIT
 owner=""
@@ -24,11 +24,11 @@ for _ in $(seq 100); do
     owner=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
         org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.secrets 2>/dev/null | awk '/uint32/ {print $2}')
     [ -n "$owner" ] && break
-    kill -0 $provider 2>/dev/null || { echo "the provider exited" >&2; exit 90; }
+    kill -0 "$provider" 2>/dev/null || { echo "the provider exited" >&2; exit 90; }
     sleep 0.1
 done
 [ "$owner" = "$provider" ] || { echo "org.freedesktop.secrets is owned by pid '$owner', not the provider $provider" >&2; exit 91; }
 "$@"
 status=$?
-kill -0 $provider 2>/dev/null || { echo "the provider died during the client" >&2; exit 92; }
+kill -0 "$provider" 2>/dev/null || { echo "the provider died during the client" >&2; exit 92; }
 exit $status
