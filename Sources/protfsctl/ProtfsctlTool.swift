@@ -15,6 +15,7 @@ enum ProtfsctlTool {
         ClassCommands.get,
         ClassCommands.set,
         BackingPathCommand.command,
+        SecretServiceCommand.command,
     ] + ItemCommands.all)
 
     static func run(_ arguments: [String]) -> Int32 {

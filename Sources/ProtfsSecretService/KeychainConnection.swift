@@ -1,0 +1,94 @@
+import Foundation
+import ProtfsControlClient
+import ProtfsCrypto
+import ProtfsDomain
+import ProtfsSystem
+
+/// The daemon of the user's keychain vault, as the Swift library finds it: the mount point
+/// given on the command line, else the one named by `PROTFS_KEYCHAIN`, else the first line of
+/// `$XDG_CONFIG_HOME/protfs/keychain` (`~/.config/protfs/keychain`), else the only protfs mount.
+/// Found again at each request, so a provider started before the mount serves it once it is
+/// there. The daemon acts for this process's uid (it checks the peer), so the provider sees
+/// only its user's items.
+struct KeychainConnection: Sendable {
+    let configured: String?
+
+    static func configuredMountpoint(given: String?) -> String? {
+        if let given { return given }
+        let environment = ProcessInfo.processInfo.environment
+        if let named = environment["PROTFS_KEYCHAIN"], !named.isEmpty { return named }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"].map { $0 + "/.config" } ?? "")
+        guard let text = try? String(contentsOfFile: configHome + "/protfs/keychain", encoding: .utf8),
+              let line = text.split(separator: "\n").first.map({ $0.trimmingCharacters(in: .whitespaces) }), !line.isEmpty
+        else { return nil }
+        return line
+    }
+
+    private func client() throws(BusError) -> ControlClient {
+        let mounts = MountTable.protfsMountPoints()
+        guard let mountpoint = configured ?? (mounts.count == 1 ? mounts[0] : nil) else {
+            throw .failed(mounts.isEmpty ? "no protfs vault is mounted" : "several protfs vaults are mounted: name the keychain's "
+                          + "in ~/.config/protfs/keychain")
+        }
+        do { return try ControlClient(mountpoint: mountpoint) } catch { throw Self.busError(error) }
+    }
+
+    private func send(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(BusError) -> ControlReply {
+        let client = try client()
+        do throws(ControlFailure) {
+            let reply = try client.send(request, secrets: secrets)
+            if case .failure(let failure) = reply { throw failure }
+            return reply
+        } catch { throw Self.busError(error) }
+    }
+
+    func state() throws(BusError) -> LockState {
+        guard case .status(let report) = try send(.status) else { throw .failed("unexpected reply to status") }
+        return report.state
+    }
+
+    func search(_ query: ItemQuery) throws(BusError) -> [ItemAttributes] {
+        guard case .items(let items) = try send(.item(ItemRequest(uid: nil, .search(query)))) else {
+            throw .failed("unexpected reply to a search")
+        }
+        return items
+    }
+
+    func secret(of identity: ItemKey) throws(BusError) -> (ItemAttributes, SecureBuffer) {
+        let client = try client()
+        do throws(ControlFailure) {
+            let message = try client.exchange(.item(ItemRequest(uid: nil, .get(service: identity.service, account: identity.account))))
+            if case .failure(let failure) = message.reply { throw failure }
+            guard case .item(let attributes) = message.reply, let secret = message.secret else { throw client.unexpected(message.reply) }
+            return (attributes, secret)
+        } catch { throw Self.busError(error) }
+    }
+
+    func add(_ attributes: ItemAttributes, secret: SecureBuffer) throws(BusError) {
+        _ = try send(.item(ItemRequest(uid: nil, .add(attributes))), secrets: [secret])
+    }
+
+    func update(_ identity: ItemKey, _ changes: ItemChanges, secret: SecureBuffer?) throws(BusError) {
+        _ = try send(.item(ItemRequest(uid: nil, .update(service: identity.service, account: identity.account, changes: changes,
+                                                         changesSecret: secret != nil))), secrets: secret.map { [$0] } ?? [])
+    }
+
+    func delete(_ identity: ItemKey) throws(BusError) {
+        _ = try send(.item(ItemRequest(uid: nil, .delete(service: identity.service, account: identity.account))))
+    }
+
+    func lockNow() throws(BusError) { _ = try send(.lock(.now)) }
+
+    func unlock(passcode: SecureBuffer) throws(BusError) { _ = try send(.unlock, secrets: [passcode]) }
+
+    /// The daemon's refusals as the API's errors; messages carry no secret.
+    static func busError(_ error: ControlFailure) -> BusError {
+        switch error.exitCode {
+        case .refusedByLockState: .isLocked(error.message)
+        case .notFound: BusError(name: "org.freedesktop.Secret.Error.NoSuchObject", message: error.message)
+        case .usage: .invalidArguments(error.message)
+        default: .failed(error.message)
+        }
+    }
+}
