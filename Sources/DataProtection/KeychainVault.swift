@@ -78,6 +78,31 @@ struct KeychainVault {
                      secrets: buffer.map { [$0] } ?? [])
     }
 
+    /// Gives `item` the service or account of `update` with its other changes: the renamed
+    /// item is added (refused when it would be a duplicate, leaving everything as it was),
+    /// then the old one deleted. protfs names a record by its owner, service and account, so a
+    /// new name is a new record, and the secret must be read to be moved.
+    func rename(_ item: ItemAttributes, to update: KeychainQuery, secret: Data?) throws(KeychainStatus) {
+        let changes = update.changes
+        var renamed = item
+        renamed.service = update.service ?? item.service
+        renamed.account = update.account ?? item.account
+        renamed.label = changes.label ?? item.label
+        renamed.description = changes.description ?? item.description
+        renamed.comment = changes.comment ?? item.comment
+        renamed.generic = changes.generic ?? item.generic
+        renamed.accessibility = changes.accessibility ?? item.accessibility
+        if let secret {
+            try add(renamed, secret: secret)
+        } else {
+            let old = try send(.get(service: item.service, account: item.account))
+            guard case .item = old.reply, let oldSecret = old.secret else { throw .notAvailable }
+            defer { oldSecret.wipe() }
+            _ = try send(.add(renamed), secrets: [oldSecret])
+        }
+        try delete(item)
+    }
+
     func delete(_ item: ItemAttributes) throws(KeychainStatus) {
         _ = try send(.delete(service: item.service, account: item.account))
     }

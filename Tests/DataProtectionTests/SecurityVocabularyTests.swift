@@ -1,0 +1,105 @@
+import Foundation
+import ProtfsDomain
+import Testing
+@testable import DataProtection
+
+/// The Security framework's vocabulary beyond generic passwords, read as iOS code writes it;
+/// what protfs cannot honour gets Apple's status, never a trap. None of these reach a daemon:
+/// they are decided before the vault is looked for.
+@Suite struct SecurityVocabularyTests {
+    private let genericPassword: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
+                                                  kSecAttrService as String: "api.example.com",
+                                                  kSecAttrAccount as String: "alice"]
+
+    @Test func aSecretOver64KiBIsErrSecParamNotATrap() {
+        var add = genericPassword
+        add[kSecValueData as String] = Data(count: ItemLimits.maximumSecretLength + 1)
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecParam)
+        #expect(SecItemUpdate(genericPassword as CFDictionary,
+                              [kSecValueData as String: Data(count: 70_000)] as CFDictionary) == errSecParam)
+    }
+
+    @Test func anOversizedAttributeIsErrSecParam() {
+        let long = String(repeating: "x", count: 70_000)
+        for key in [kSecAttrLabel, kSecAttrAccount, kSecAttrService, kSecAttrComment, kSecAttrDescription] {
+            var add = genericPassword
+            add[key as String] = long
+            add[kSecValueData as String] = Data("token".utf8)
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecParam, "\(key)")
+            #expect(SecItemCopyMatching(add.filter { $0.key != kSecValueData } as CFDictionary, nil) == errSecParam, "\(key)")
+        }
+        var generic = genericPassword
+        generic[kSecAttrGeneric as String] = Data(count: 70_000)
+        #expect(SecItemAdd(generic as CFDictionary, nil) == errSecParam)
+    }
+
+    @Test func otherItemClassesAreKnownAndNotImplemented() {
+        for itemClass in [kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity] {
+            let query: [String: Any] = [kSecClass as String: itemClass, kSecAttrServer as String: "example.com",
+                                        kSecAttrProtocol as String: kSecAttrProtocolHTTPS, kSecAttrPort as String: 443]
+            #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecUnimplemented)
+        }
+    }
+
+    @Test func nothingSynchronizes() throws {
+        var add = genericPassword
+        add[kSecAttrSynchronizable as String] = kCFBooleanTrue
+        #expect(SecItemAdd(add as CFDictionary, nil) == errSecUnimplemented)
+        var any = genericPassword
+        any[kSecAttrSynchronizable as String] = kSecAttrSynchronizableAny
+        #expect(try KeychainQuery(any as CFDictionary, for: .search).matches(ItemAttributes(service: "api.example.com", account: "alice")))
+        var only = genericPassword
+        only[kSecAttrSynchronizable as String] = true
+        #expect(try !KeychainQuery(only as CFDictionary, for: .search).matches(ItemAttributes(service: "api.example.com", account: "alice")))
+    }
+
+    @Test func accessControlGivesItsAccessibilityAndRefusesPrompts() throws {
+        var error: Unmanaged<CFError>?
+        let plain = try #require(SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleAfterFirstUnlock, [], &error))
+        var add = genericPassword
+        add[kSecAttrAccessControl as String] = plain
+        #expect(try KeychainQuery(add as CFDictionary, for: .add).newItem().accessibility == .afterFirstUnlock)
+        for flags: SecAccessControlCreateFlags in [.userPresence, .biometryAny, .biometryCurrentSet, .devicePasscode] {
+            add[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, flags, nil)!
+            add[kSecValueData as String] = Data("token".utf8)
+            #expect(SecItemAdd(add as CFDictionary, nil) == errSecAuthFailed)
+        }
+        #expect(SecAccessControlCreateWithFlags(nil, "whenUnlocked", [], &error) == nil)
+        #expect(error?.takeRetainedValue().code == Int(errSecParam))
+    }
+
+    @Test func optionsThatChangeNothingOnLinuxAreAccepted() throws {
+        var query = genericPassword
+        query[kSecAttrAccessGroup as String] = "TEAMID.com.example.shared"
+        query[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
+        query[kSecUseDataProtectionKeychain as String] = true
+        query[kSecReturnPersistentRef as String] = true
+        query[kSecMatchLimit as String] = 5
+        let parsed = try KeychainQuery(query as CFDictionary, for: .search)
+        #expect(parsed.limit == 5 && parsed.returnPersistentRef)
+    }
+
+    @Test func aPersistentReferenceFindsItsItemAgain() throws {
+        let reference = PersistentReference(service: "s", account: "a\u{0}b").data
+        let query = try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecValuePersistentRef: reference] as CFDictionary,
+                                      for: .match)
+        #expect(query.service == "s" && query.account == "a\u{0}b")
+        #expect(throws: KeychainStatus.param) {
+            try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecValuePersistentRef: Data("x".utf8)] as CFDictionary, for: .match)
+        }
+    }
+
+    @Test func updateMayRename() throws {
+        let update = try KeychainQuery([kSecAttrAccount: "bob"] as CFDictionary, for: .changes)
+        #expect(update.renames(ItemAttributes(service: "s", account: "alice")))
+        #expect(!update.renames(ItemAttributes(service: "s", account: "bob")))
+    }
+
+    @Test func statusesAndMessagesAreApples() {
+        #expect([noErr, errSecUnimplemented, errSecUserCanceled, errSecAuthFailed, errSecMissingEntitlement]
+                == [0, -4, -128, -25293, -34018])
+        #expect(SecCopyErrorMessageString(errSecItemNotFound, nil) == "The specified item could not be found in the keychain.")
+        #expect(SecCopyErrorMessageString(errSecParam, nil) as String? == "One or more parameters passed to a function were not valid.")
+        #expect(SecCopyErrorMessageString(12345, nil) == nil)
+    }
+}
