@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "protfs", targets: ["protfs"]),
         .executable(name: "protfsctl", targets: ["protfsctl"]),
         .library(name: "DataProtection", targets: ["DataProtection"]),
+        .executable(name: "dataprotection-lint", targets: ["dataprotection-lint"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -32,6 +33,7 @@ let package = Package(
         .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "CProtfsUring", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
         .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlClient"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCommandLine", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys"]),
+        .executableTarget(name: "dataprotection-lint"),
         .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),

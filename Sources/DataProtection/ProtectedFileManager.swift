@@ -17,7 +17,7 @@ import ProtfsSystem
 ///
 /// Everything else behaves as `FileManager`'s. Asking for a class outside a protfs mount
 /// throws `DataProtectionError.notOnProtfs` unless `outsideProtfs` is `.ignore`.
-open class ProtectedFileManager: FileManager, @unchecked Sendable {
+open class ProtectedFileManager: Foundation.FileManager, @unchecked Sendable {
     private static let shared = ProtectedFileManager()
 
     /// The shared protected file manager, as `FileManager.default` is the shared one.
