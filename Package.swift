@@ -36,6 +36,8 @@ let package = Package(
         .executableTarget(name: "dataprotection-lint"),
         .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
+        .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
         .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),

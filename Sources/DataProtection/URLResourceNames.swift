@@ -26,3 +26,16 @@ extension URLResourceValues {
 // Foundation on Linux declares `FileProtectionType` without `Equatable`; iOS code compares
 // classes, switches over them and keeps them in sets.
 extension FileProtectionType: @retroactive Equatable, @retroactive Hashable {}
+
+extension NSURL {
+    /// Sets the class of the file or directory at this file URL when `key` is
+    /// `.fileProtectionKey`, as iOS does (`setResourceValue(URLFileProtection.complete, forKey:
+    /// .fileProtectionKey)`); any other key goes to Foundation. This overload takes the class's
+    /// own type, so the compiler prefers it to Foundation's (`Any?`), which on Linux returns
+    /// success and sets nothing.
+    public func setResourceValue(_ value: URLFileProtection, forKey key: URLResourceKey) throws {
+        guard key == .fileProtectionKey else { return try setResourceValue(value as Any?, forKey: key) }
+        guard isFileURL, let path else { throw CocoaError(.fileWriteUnsupportedScheme) }
+        try ProtectedFileManager.default.setProtection(protectionClass(ofAttribute: value), atPath: path)
+    }
+}

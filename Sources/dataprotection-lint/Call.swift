@@ -11,6 +11,12 @@ struct Call {
     /// assigns `fileProtection` (a `URLResourceValues` being filled in).
     let assignsFileProtection: Bool
 
+    /// Whether the first argument is spelled as a `URLFileProtection` (or `FileProtectionType`)
+    /// value, which the library's own `NSURL.setResourceValue` overload takes and honours.
+    var passesProtectionType: Bool {
+        ["URLFileProtection.", "FileProtectionType.", "."].contains { arguments.hasPrefix($0) }
+    }
+
     static func all(in code: [Character]) -> [Call] {
         var calls: [Call] = []
         var index = 0

@@ -31,8 +31,8 @@ struct SilentCall: Equatable {
         case "write" where protects && arguments.hasPrefix("to:"):
             return "Data.write(to:options:) ignores the file protection options on Linux; "
                 + "with import DataProtection write `try data.writeProtected(to: url, options: ...)`"
-        case "setResourceValue" where arguments.contains("fileProtectionKey"):
-            return "setResourceValue(_:forKey: .fileProtectionKey) sets no class on Linux; "
+        case "setResourceValue" where arguments.contains("fileProtectionKey") && !call.passesProtectionType:
+            return "setResourceValue(_:forKey: .fileProtectionKey) with a value not typed URLFileProtection sets no class on Linux; "
                 + "with import DataProtection write `try url.setFileProtection(.complete)` (the class you set)"
         case "setResourceValues":
             return call.assignsFileProtection

@@ -9,6 +9,7 @@ func save(_ data: Data, to url: URL) throws {
     let raw = #"(url as NSURL).setResourceValue(x, forKey: .fileProtectionKey)"#
     /* nested /* comment */ data.write(to: url, options: .noFileProtection) */
     try url.setFileProtection(.complete)
+    try (url as NSURL).setResourceValue(URLFileProtection.complete, forKey: .fileProtectionKey)
     var other = url
     var values = URLResourceValues()
     values.isExcludedFromBackup = true

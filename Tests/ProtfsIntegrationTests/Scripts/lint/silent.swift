@@ -5,7 +5,7 @@ func save(_ data: Data, to url: URL, path: String) throws {
     try data.write(to: url, options: [.atomic, .completeFileProtectionUnlessOpen])
     try (data as NSData).write(toFile: path,
                                options: .completeFileProtectionUntilFirstUserAuthentication)
-    try (url as NSURL).setResourceValue(URLFileProtection.complete, forKey: .fileProtectionKey)
+    try (url as NSURL).setResourceValue("NSFileProtectionComplete", forKey: .fileProtectionKey)
     let values = try url.resourceValues(forKeys: [.fileProtectionKey])
     _ = values
 }
