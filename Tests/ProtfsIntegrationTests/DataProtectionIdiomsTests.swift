@@ -7,11 +7,9 @@ import Testing
 @Suite("DataProtection: iOS idioms unchanged")
 struct DataProtectionIdiomsTests {
     @Test func theSeedsProtectAcrossALock() throws {
-        let vault = try TestVault(protectionClass: "none")
-        try vault.mount(options: ["grace=1"])
+        let vault = try TestVault.mountedForExamples()
         defer { try? vault.unmount() }
-        let program = try LineStream("/usr/bin/env", ["PROTFS_KEYCHAIN=\(vault.mountpoint)",
-                                                      CommandRunner.builtExecutable("DataProtectionIdioms"), vault.path("app")])
+        let program = try vault.startExample("DataProtectionIdioms")
         defer { program.stop() }
         #expect(program.waitForLines(8, seconds: 60) == [
             "classed.txt: complete", "createFile: true", "resource.txt: complete", "SecItemAdd: 0",
