@@ -75,6 +75,12 @@ extension ControlRequest: Codable {
             try keys("uid", "service")
             self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
                                      .list(service: try container.decodeIfPresent(String.self, forKey: WireKey("service")))))
+        case "itemSearch":
+            try keys("uid", "service", "account", "attributes")
+            let query = ItemQuery(service: try container.decodeIfPresent(String.self, forKey: WireKey("service")),
+                                  account: try container.decodeIfPresent(String.self, forKey: WireKey("account")),
+                                  lookupAttributes: try container.decode([String: String].self, forKey: WireKey("attributes")))
+            self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")), .search(query)))
         default: throw container.unknownKind(kind, of: "request")
         }
     }
@@ -114,6 +120,10 @@ extension ControlRequest: Codable {
                 try container.encode(changesSecret, forKey: WireKey("secret"))
             case .list(let service):
                 try container.encode(service, forKey: WireKey("service"))
+            case .search(let query):
+                try container.encode(query.service, forKey: WireKey("service"))
+                try container.encode(query.account, forKey: WireKey("account"))
+                try container.encode(query.lookupAttributes, forKey: WireKey("attributes"))
             }
         }
     }

@@ -25,13 +25,16 @@ import ProtfsDomain
 //                  "changes":{SOME ATTRIBUTES},"secret":true|false}        + 1 secret when true
 //                 {"request":"itemDelete","uid":N|null,"service":"...","account":"..."}
 //                 {"request":"itemList","uid":N|null,"service":"..."|null}
+//                 {"request":"itemSearch","uid":N|null,"service":"..."|null,"account":"..."|null,
+//                  "attributes":{"NAME":"VALUE", ...}}     (items with all of these)
 //   secret   := u32 length, then its bytes: a passcode or backup passphrase 1 ... 4096, an
 //               item's secret 0 ... 65536
 //   descriptor := one byte 0 carrying the descriptor (SCM_RIGHTS)
 //
 // ATTRIBUTES: "service", "account", "label", "description", "comment" (strings),
-// "generic" (base64), "accessible" (canonical name); an item in a reply also has "created"
-// and "modified" (Unix seconds).
+// "generic" (base64), "accessible" (canonical name), and when not empty "attributes" (the
+// lookup attributes: {"NAME":"VALUE", ...}) and "contentType"; an item in a reply also has
+// "created" and "modified" (Unix seconds).
 //
 // The number of secrets follows from the request; the server reads each one straight into
 // locked memory, so a passcode or an item's secret never passes through JSON, a String or an
@@ -48,7 +51,7 @@ import ProtfsDomain
 //                 {"reply":"watching","state":"..."}      then, for as long as the client
 //                 {"reply":"event","event":"..."}          stays, one frame per event
 //                 {"reply":"item","item":{ATTRIBUTES}}     then 1 secret, as in a request
-//                 {"reply":"items","items":[{ATTRIBUTES}, ...]}   (never a secret)
+//                 {"reply":"items","items":[{ATTRIBUTES}, ...]}   (never a secret; itemList, itemSearch)
 //                 {"reply":"backupProgress","objects":N,"bytes":N}  a backup, now and then
 //                 {"reply":"backedUp","itemsLeftOut":N}              a backup, at its end
 //

@@ -3,7 +3,9 @@ import Glibc
 import ProtfsDomain
 
 // The JSON of item requests and replies (ControlProtocol.swift): as strict as the rest, so
-// every object must hold exactly its keys (an update's changes: any of them).
+// every object must hold exactly its keys (an update's changes: any of them). An item's
+// "attributes" (its lookup attributes, a JSON object of strings) and "contentType" appear only
+// when not empty, so clients built before they existed still read every other item.
 
 extension KeyedEncodingContainer where Key == WireKey {
     mutating func encodeItem(_ attributes: ItemAttributes, forKey key: String, withTimes: Bool) throws {
@@ -27,6 +29,8 @@ extension KeyedEncodingContainer where Key == WireKey {
         try encode(attributes.comment, forKey: WireKey("comment"))
         try encode(Data(attributes.generic).base64EncodedString(), forKey: WireKey("generic"))
         try encode(attributes.accessibility.name, forKey: WireKey("accessible"))
+        if !attributes.lookupAttributes.isEmpty { try encode(attributes.lookupAttributes, forKey: WireKey("attributes")) }
+        if !attributes.contentType.isEmpty { try encode(attributes.contentType, forKey: WireKey("contentType")) }
         if withTimes {
             try encode(attributes.created, forKey: WireKey("created"))
             try encode(attributes.modified, forKey: WireKey("modified"))
@@ -40,11 +44,14 @@ extension KeyedEncodingContainer where Key == WireKey {
         try item.encodeIfPresent(changes.comment, forKey: WireKey("comment"))
         try item.encodeIfPresent(changes.generic.map { Data($0).base64EncodedString() }, forKey: WireKey("generic"))
         try item.encodeIfPresent(changes.accessibility?.name, forKey: WireKey("accessible"))
+        try item.encodeIfPresent(changes.lookupAttributes, forKey: WireKey("attributes"))
+        try item.encodeIfPresent(changes.contentType, forKey: WireKey("contentType"))
     }
 }
 
 private let attributeKeys: Set<String> = ["service", "account", "label", "description", "comment", "generic", "accessible"]
-private let changeKeys: Set<String> = ["label", "description", "comment", "generic", "accessible"]
+private let optionalAttributeKeys: Set<String> = ["attributes", "contentType"]
+private let changeKeys: Set<String> = ["label", "description", "comment", "generic", "accessible", "attributes", "contentType"]
 
 extension KeyedDecodingContainer where Key == WireKey {
     func decodeItem(forKey key: String, withTimes: Bool) throws -> ItemAttributes {
@@ -53,7 +60,9 @@ extension KeyedDecodingContainer where Key == WireKey {
 
     /// This container as an item's attributes, with exactly their keys.
     func itemAttributes(withTimes: Bool) throws -> ItemAttributes {
-        try requireKeys(withTimes ? attributeKeys.union(["created", "modified"]) : attributeKeys, discriminator: "service")
+        let present = optionalAttributeKeys.filter { contains(WireKey($0)) }
+        try requireKeys((withTimes ? attributeKeys.union(["created", "modified"]) : attributeKeys).union(present),
+                        discriminator: "service")
         var attributes = ItemAttributes(service: try decode(String.self, forKey: WireKey("service")),
                                         account: try decode(String.self, forKey: WireKey("account")),
                                         label: try decode(String.self, forKey: WireKey("label")),
@@ -61,6 +70,8 @@ extension KeyedDecodingContainer where Key == WireKey {
                                         comment: try decode(String.self, forKey: WireKey("comment")),
                                         generic: try decodeBase64(forKey: "generic"),
                                         accessibility: try decodeAccessibility(forKey: "accessible"))
+        attributes.lookupAttributes = try decodeIfPresent([String: String].self, forKey: WireKey("attributes")) ?? [:]
+        attributes.contentType = try decodeIfPresent(String.self, forKey: WireKey("contentType")) ?? ""
         if withTimes {
             attributes.created = try decode(Int64.self, forKey: WireKey("created"))
             attributes.modified = try decode(Int64.self, forKey: WireKey("modified"))
@@ -78,7 +89,9 @@ extension KeyedDecodingContainer where Key == WireKey {
         return ItemChanges(label: try item.decodeIfPresent(String.self, forKey: WireKey("label")),
                            description: try item.decodeIfPresent(String.self, forKey: WireKey("description")),
                            comment: try item.decodeIfPresent(String.self, forKey: WireKey("comment")),
-                           generic: generic, accessibility: accessibility)
+                           generic: generic, accessibility: accessibility,
+                           lookupAttributes: try item.decodeIfPresent([String: String].self, forKey: WireKey("attributes")),
+                           contentType: try item.decodeIfPresent(String.self, forKey: WireKey("contentType")))
     }
 
     func decodeItems(forKey key: String) throws -> [ItemAttributes] {

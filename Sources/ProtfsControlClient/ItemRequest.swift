@@ -10,6 +10,8 @@ public struct ItemRequest: Sendable, Equatable {
         case update(service: String, account: String, changes: ItemChanges, changesSecret: Bool)
         case delete(service: String, account: String)
         case list(service: String?)
+        /// The items a query matches (the Secret Service's `SearchItems`), never a secret.
+        case search(ItemQuery)
     }
 
     public let uid: UInt32?
@@ -24,7 +26,7 @@ public struct ItemRequest: Sendable, Equatable {
     var secretLengths: [ClosedRange<Int>] {
         switch operation {
         case .add, .update(_, _, _, changesSecret: true): [0...ItemLimits.maximumSecretLength]
-        case .get, .update, .delete, .list: []
+        case .get, .update, .delete, .list, .search: []
         }
     }
 
@@ -36,6 +38,7 @@ public struct ItemRequest: Sendable, Equatable {
         case .update: "itemUpdate"
         case .delete: "itemDelete"
         case .list: "itemList"
+        case .search: "itemSearch"
         }
     }
 }

@@ -47,6 +47,7 @@ extension VaultChecker {
             return record(.unreadable(operation: "read", errno: error), at: location)
         }
         let (itemRecord, metadata) = loaded
+        if itemRecord.version == 1 { report.formatOneItems += 1 }
         let accessibility = metadata.attributes.accessibility
         guard keyring.key(for: accessibility.protectionClass) != nil else {
             report.itemsNotChecked += 1

@@ -12,9 +12,16 @@ public struct ItemAttributes: Sendable, Equatable {
     /// Seconds since the Unix epoch.
     public var created: Int64
     public var modified: Int64
+    /// The free-form map by which the Secret Service finds items (its "lookup attributes",
+    /// `a{ss}`, with `xdg:schema`); empty for most items made by `protfsctl` or `SecItemAdd`.
+    public var lookupAttributes: [String: String]
+    /// The MIME type of the secret as the Secret Service gives it (`text/plain`); empty when
+    /// nobody said.
+    public var contentType: String
 
     public init(service: String, account: String, label: String = "", description: String = "", comment: String = "",
-                generic: [UInt8] = [], accessibility: ItemAccessibility = .default, created: Int64 = 0, modified: Int64 = 0) {
+                generic: [UInt8] = [], accessibility: ItemAccessibility = .default, created: Int64 = 0, modified: Int64 = 0,
+                lookupAttributes: [String: String] = [:], contentType: String = "") {
         self.service = service
         self.account = account
         self.label = label
@@ -24,6 +31,8 @@ public struct ItemAttributes: Sendable, Equatable {
         self.accessibility = accessibility
         self.created = created
         self.modified = modified
+        self.lookupAttributes = lookupAttributes
+        self.contentType = contentType
     }
 }
 
@@ -34,14 +43,18 @@ public struct ItemChanges: Sendable, Equatable {
     public var comment: String?
     public var generic: [UInt8]?
     public var accessibility: ItemAccessibility?
+    public var lookupAttributes: [String: String]?
+    public var contentType: String?
 
     public init(label: String? = nil, description: String? = nil, comment: String? = nil, generic: [UInt8]? = nil,
-                accessibility: ItemAccessibility? = nil) {
+                accessibility: ItemAccessibility? = nil, lookupAttributes: [String: String]? = nil, contentType: String? = nil) {
         self.label = label
         self.description = description
         self.comment = comment
         self.generic = generic
         self.accessibility = accessibility
+        self.lookupAttributes = lookupAttributes
+        self.contentType = contentType
     }
 }
 
@@ -52,14 +65,19 @@ public enum ItemLimits {
     /// Bytes of each text attribute (service, account, label, description, comment).
     public static let maximumTextLength = 1024
     public static let maximumGenericLength = 4096
-    /// Per owner uid.
-    public static let maximumItemsPerOwner = 1024
+    /// Lookup attributes: how many, the bytes of a name (never empty) and of a value.
+    public static let maximumLookupAttributes = 64
+    public static let maximumLookupNameLength = 255
+    public static let maximumLookupValueLength = 1024
+    public static let maximumContentTypeLength = 255
+    /// Per owner uid: room for a desktop's Secret Service items, which are searched in memory.
+    public static let maximumItemsPerOwner = 16 * 1024
     public static let maximumSecretBytesPerOwner = 16 * 1024 * 1024
     /// Between all owners other than root and the mounting user. Any uid that reaches the
     /// control socket may keep items, and a user namespace hands one user up to 65,536 uids:
     /// per-owner bounds alone would let them fill the backing disk and the daemon's index.
     /// Root and the mounting user keep their per-owner room whatever the others hold.
-    public static let maximumItemsOfOtherUsers = 8192
+    public static let maximumItemsOfOtherUsers = 16 * 1024
     public static let maximumSecretBytesOfOtherUsers = 64 * 1024 * 1024
 
     /// What is wrong with attributes as given, or nil.
@@ -74,5 +92,44 @@ public enum ItemLimits {
             return "the generic attribute has \(generic.count) bytes; at most \(maximumGenericLength) are allowed"
         }
         return nil
+    }
+
+    /// What is wrong with a lookup attribute map or a content type, or nil.
+    public static func problem(lookupAttributes: [String: String]?, contentType: String?) -> String? {
+        if let contentType, contentType.utf8.count > maximumContentTypeLength {
+            return "the content type has \(contentType.utf8.count) bytes; at most \(maximumContentTypeLength) are allowed"
+        }
+        guard let lookupAttributes else { return nil }
+        guard lookupAttributes.count <= maximumLookupAttributes else {
+            return "the item has \(lookupAttributes.count) lookup attributes; at most \(maximumLookupAttributes) are allowed"
+        }
+        for (name, value) in lookupAttributes {
+            guard !name.isEmpty, name.utf8.count <= maximumLookupNameLength else {
+                return "a lookup attribute's name must have 1 to \(maximumLookupNameLength) bytes"
+            }
+            guard value.utf8.count <= maximumLookupValueLength else {
+                return "the lookup attribute '\(name)' has \(value.utf8.count) bytes; at most \(maximumLookupValueLength) are allowed"
+            }
+        }
+        return nil
+    }
+}
+
+/// Which of an owner's items a search returns: those with every field given (nil: any) and
+/// every pair of `lookupAttributes` among theirs (the Secret Service's `SearchItems`).
+public struct ItemQuery: Sendable, Equatable {
+    public var service: String?
+    public var account: String?
+    public var lookupAttributes: [String: String]
+
+    public init(service: String? = nil, account: String? = nil, lookupAttributes: [String: String] = [:]) {
+        self.service = service
+        self.account = account
+        self.lookupAttributes = lookupAttributes
+    }
+
+    public func matches(_ item: ItemAttributes) -> Bool {
+        (service == nil || item.service == service) && (account == nil || item.account == account)
+            && lookupAttributes.allSatisfy { item.lookupAttributes[$0.key] == $0.value }
     }
 }

@@ -94,6 +94,8 @@ final class DaemonControl: ControlHandler {
                 return ControlReplyMessage(reply: .done)
             case .list(let service):
                 return ControlReplyMessage(reply: .items(try items.list(owner: owner, service: service)))
+            case .search(let query):
+                return ControlReplyMessage(reply: .items(try items.search(owner: owner, query)))
             }
         } catch {
             throw ControlFailure(error.exitCode, error.description)

@@ -8,12 +8,13 @@ import ProtfsDomain
 /// vault, over the control socket, each for the caller's own uid (root: `--uid`).
 enum ItemCommands {
     private static let identity: Set<String> = ["--service", "--account", "--uid"]
-    private static let attributes: Set<String> = ["--accessible", "--label", "--description", "--comment", "--generic-file"]
+    private static let attributes: Set<String> = ["--accessible", "--label", "--description", "--comment", "--generic-file",
+                                                  "--attributes"]
 
     static let add = Command(
         name: "item add",
         synopsis: "MOUNTPOINT --service S --account A [--accessible V] [--label L] [--description D] [--comment C] "
-            + "[--generic-file F] [--secret-file F] [--uid UID]",
+            + "[--generic-file F] [--attributes JSON] [--secret-file F] [--uid UID]",
         valueOptions: identity.union(attributes).union(["--secret-file"])
     ) { arguments in
         let input = ItemInput(arguments: arguments)
@@ -21,7 +22,8 @@ enum ItemCommands {
         let item = ItemAttributes(service: try input.required("--service"), account: try input.required("--account"),
                                   label: arguments.value("--label") ?? "", description: arguments.value("--description") ?? "",
                                   comment: arguments.value("--comment") ?? "", generic: try input.generic ?? [],
-                                  accessibility: try input.accessibility ?? .default)
+                                  accessibility: try input.accessibility ?? .default,
+                                  lookupAttributes: try input.lookupAttributes ?? [:])
         let uid = try input.uid
         let client = try ControlClient(mountpoint: mountpoint)
         let secret = try input.secret()
@@ -46,7 +48,7 @@ enum ItemCommands {
     static let update = Command(
         name: "item update",
         synopsis: "MOUNTPOINT --service S --account A [--accessible V] [--label L] [--description D] [--comment C] "
-            + "[--generic-file F] [--secret-file F | --secret-stdin] [--uid UID]",
+            + "[--generic-file F] [--attributes JSON] [--secret-file F | --secret-stdin] [--uid UID]",
         valueOptions: identity.union(attributes).union(["--secret-file"]), flags: ["--secret-stdin"]
     ) { arguments in
         let input = ItemInput(arguments: arguments)
@@ -56,7 +58,7 @@ enum ItemCommands {
         }
         let changes = ItemChanges(label: arguments.value("--label"), description: arguments.value("--description"),
                                   comment: arguments.value("--comment"), generic: try input.generic,
-                                  accessibility: try input.accessibility)
+                                  accessibility: try input.accessibility, lookupAttributes: try input.lookupAttributes)
         let changesSecret = arguments.isSet("--secret-stdin") || arguments.value("--secret-file") != nil
         let request = ItemRequest(uid: try input.uid, .update(service: try input.required("--service"),
                                                                account: try input.required("--account"),
@@ -73,11 +75,18 @@ enum ItemCommands {
                                                                           account: try input.required("--account")))))
     }
 
-    static let list = Command(name: "item list", synopsis: "MOUNTPOINT [--service S] [--json] [--uid UID]",
-                              valueOptions: ["--service", "--uid"], flags: ["--json"]) { arguments in
+    /// `--attributes` makes it a search: the items that have every one of those.
+    static let list = Command(name: "item list", synopsis: "MOUNTPOINT [--service S] [--attributes JSON] [--json] [--uid UID]",
+                              valueOptions: ["--service", "--attributes", "--uid"], flags: ["--json"]) { arguments in
         let input = ItemInput(arguments: arguments)
         let client = try ControlClient(mountpoint: try input.mountpoint)
-        let reply = try client.send(.item(ItemRequest(uid: try input.uid, .list(service: arguments.value("--service")))))
+        let operation: ItemRequest.Operation
+        if let lookupAttributes = try input.lookupAttributes {
+            operation = .search(ItemQuery(service: arguments.value("--service"), lookupAttributes: lookupAttributes))
+        } else {
+            operation = .list(service: arguments.value("--service"))
+        }
+        let reply = try client.send(.item(ItemRequest(uid: try input.uid, operation)))
         guard case .items(let items) = reply else { throw client.unexpected(reply) }
         writeOutput(arguments.isSet("--json") ? try ItemOutput.json(items) : ItemOutput.text(items))
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import ProtfsCommandLine
 import ProtfsCrypto
@@ -39,6 +40,18 @@ struct ItemInput {
                            + "readable in every lock state, even before the first unlock; prefer afterFirstUnlock\n")
             }
             return value
+        }
+    }
+
+    /// `--attributes JSON`: the lookup attributes (Secret Service attributes), a JSON object of
+    /// strings such as `{"xdg:schema":"org.example.Password","user":"alice"}`.
+    var lookupAttributes: [String: String]? {
+        get throws(UsageError) {
+            guard let text = arguments.value("--attributes") else { return nil }
+            guard let map = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) else {
+                throw UsageError("--attributes needs a JSON object of strings, such as '{\"user\":\"alice\"}'")
+            }
+            return map
         }
     }
 

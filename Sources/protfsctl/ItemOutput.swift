@@ -7,11 +7,12 @@ import ProtfsDomain
 /// memory to standard output in base64, never through a `String`.
 enum ItemOutput {
     /// One object per item, keys sorted: the attributes, `generic` in base64, times in Unix
-    /// seconds.
+    /// seconds, the lookup attributes as an object.
     static func dictionary(_ item: ItemAttributes) -> [String: Any] {
         ["service": item.service, "account": item.account, "label": item.label, "description": item.description,
          "comment": item.comment, "generic": Data(item.generic).base64EncodedString(), "accessible": item.accessibility.name,
-         "created": item.created, "modified": item.modified]
+         "created": item.created, "modified": item.modified, "attributes": item.lookupAttributes,
+         "contentType": item.contentType]
     }
 
     static func json(_ items: [ItemAttributes]) throws -> String {
@@ -35,9 +36,13 @@ enum ItemOutput {
         writeOutput("\"" + String(text[range.upperBound...]) + "\n")
     }
 
-    /// `SERVICE<TAB>ACCOUNT<TAB>ACCESSIBILITY<TAB>LABEL` lines, control characters escaped.
+    /// `SERVICE<TAB>ACCOUNT<TAB>ACCESSIBILITY<TAB>LABEL` lines, control characters escaped, then
+    /// `<TAB>NAME=VALUE` per lookup attribute (by name).
     static func text(_ items: [ItemAttributes]) -> String {
-        items.map { [$0.service, $0.account, $0.accessibility.name, $0.label].map(escaped).joined(separator: "\t") + "\n" }.joined()
+        items.map { item in
+            let pairs = item.lookupAttributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            return ([item.service, item.account, item.accessibility.name, item.label] + pairs).map(escaped).joined(separator: "\t") + "\n"
+        }.joined()
     }
 
     private static func escaped(_ text: String) -> String {

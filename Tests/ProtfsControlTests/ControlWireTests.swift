@@ -25,6 +25,11 @@ import ProtfsCore
         (.item(ItemRequest(uid: nil, .delete(service: "s", account: "a"))), []),
         (.item(ItemRequest(uid: nil, .list(service: nil))), []),
         (.item(ItemRequest(uid: 7, .list(service: "s"))), []),
+        (.item(ItemRequest(uid: nil, .search(ItemQuery(lookupAttributes: ["xdg:schema": "org.example", "user": "a"])))), []),
+        (.item(ItemRequest(uid: 3, .search(ItemQuery(service: "s", account: "a")))), []),
+        (.item(ItemRequest(uid: nil, .update(service: "s", account: "a",
+                                             changes: ItemChanges(lookupAttributes: ["k": "v"], contentType: "text/plain"),
+                                             changesSecret: false))), []),
         (.backup(passcode: true), [Array("passcode".utf8), [0, 0x0A, 0xFF]]),
         (.backup(passcode: false), [Array("passphrase".utf8)]),
     ]
@@ -40,6 +45,8 @@ import ProtfsCore
         .items([ItemAttributes(service: "s", account: "a", label: "L", description: "D", comment: "C", generic: [1],
                                accessibility: .whenPasscodeSetThisDeviceOnly, created: 1, modified: 2)]),
         .items([]),
+        .items([ItemAttributes(service: "s", account: "a", created: 1, modified: 2, lookupAttributes: ["user": "\u{e9}", "k": ""],
+                               contentType: "text/plain")]),
         .backupProgress(objects: 12, bytes: 1 << 40),
         .backedUp(itemsLeftOut: 4),
     ]

@@ -110,6 +110,9 @@ final class FakeHandler: ControlHandler {
             case .list(let service):
                 let all = record.items[owner, default: [:]].values.map(\.0).filter { service == nil || $0.service == service }
                 return ControlReplyMessage(reply: .items(all.sorted { $0.account < $1.account }))
+            case .search(let query):
+                let found = record.items[owner, default: [:]].values.map(\.0).filter(query.matches)
+                return ControlReplyMessage(reply: .items(found.sorted { $0.account < $1.account }))
             }
         }
     }

@@ -144,6 +144,83 @@ import Testing
             .withUnsafeBytes { Array($0) } == secret)
     }
 
+    struct VersionTwoVectors: Decodable {
+        struct Item: Decodable {
+            let owner: UInt32
+            let accessibility, service, account, label, contentType, secret, recordName, record: String
+            let attributes: [String: String]
+            let created, modified: Int64
+        }
+        let filesystemKey, deviceKey, vaultID: String
+        let classKeys: [String: String]
+        let items: [Item]
+    }
+
+    /// `Vectors/items-v2`: records with lookup attributes and a content type open, byte-exact.
+    @Test func theVersionTwoKnownAnswersOpen() throws {
+        let folder = try #require(Bundle.module.url(forResource: "Vectors", withExtension: nil))
+        let data = try Data(contentsOf: folder.appendingPathComponent("items-v2/items-v2.json"))
+        let two = try JSONDecoder().decode(VersionTwoVectors.self, from: data)
+        let keys = try filesystemKeys(hex: two.filesystemKey)
+        let keyring = ClassKeyring(vaultID: try ObjectID(hex: two.vaultID), deviceKeys: DeviceKeys(deviceKey: try Self.key(two.deviceKey)),
+                                   classBPublicKey: [])
+        for (id, hex) in two.classKeys {
+            let classID = try #require(UInt8(id))
+            keyring.install(try Self.key(hex), for: try #require(ProtectionClass(rawValue: classID)))
+        }
+        for vector in two.items {
+            let accessibility = try #require(ItemAccessibility(spelling: vector.accessibility))
+            let record = try ItemRecord(parsing: try #require(hexBytes(vector.record)))
+            #expect(record.version == 2 && record.bytes == hexBytes(vector.record))
+            let metadata = try record.openMetadata(recordName: vector.recordName, vaultID: keyring.vaultID, keys: keys)
+            #expect(metadata == ItemMetadata(owner: vector.owner, attributes: ItemAttributes(
+                service: vector.service, account: vector.account, label: vector.label, accessibility: accessibility,
+                created: vector.created, modified: vector.modified, lookupAttributes: vector.attributes,
+                contentType: vector.contentType)))
+            #expect(try record.openSecret(accessibility: accessibility, recordName: vector.recordName, keyring: keyring)
+                .withUnsafeBytes { Array($0) } == hexBytes(vector.secret))
+        }
+    }
+
+    /// A version 1 record takes new attributes in place while they fit version 1 (no class
+    /// key needed), and only a full re-seal, which makes version 2, gives it lookup attributes.
+    @Test func aVersionOneRecordStaysVersionOneUntilItNeedsLookupAttributes() throws {
+        let vector = vectors.items[0]
+        let accessibility = try #require(ItemAccessibility(spelling: vector.accessibility))
+        let record = try ItemRecord(parsing: try #require(hexBytes(vector.record)))
+        #expect(record.version == 1)
+        var metadata = try record.openMetadata(recordName: vector.recordName, vaultID: keyring.vaultID, keys: keys)
+        metadata.attributes.label = "relabelled"
+        #expect(record.canReplaceMetadata(with: metadata, accessibility: accessibility))
+        let relabelled = record.replacingMetadata(metadata, recordName: vector.recordName, vaultID: keyring.vaultID, keys: keys)
+        #expect(relabelled.version == 1)
+        #expect(try relabelled.openMetadata(recordName: vector.recordName, vaultID: keyring.vaultID, keys: keys) == metadata)
+        #expect(try relabelled.openSecret(accessibility: accessibility, recordName: vector.recordName, keyring: keyring)
+            .withUnsafeBytes { Array($0) } == hexBytes(vector.secret))
+        metadata.attributes.lookupAttributes = ["user": "alice"]
+        #expect(!record.canReplaceMetadata(with: metadata, accessibility: accessibility))
+        let secret = try record.openSecret(accessibility: accessibility, recordName: vector.recordName, keyring: keyring)
+        let upgraded = try ItemRecord.seal(metadata, secret: secret, itemID: record.itemID, recordName: vector.recordName,
+                                           keyring: keyring, keys: keys)
+        #expect(upgraded.version == 2)
+        #expect(try ItemRecord(parsing: upgraded.bytes).openMetadata(recordName: vector.recordName, vaultID: keyring.vaultID,
+                                                                    keys: keys) == metadata)
+    }
+
+    /// Lookup attributes must be in ascending order without repeats: one encoding only.
+    @Test func versionTwoAttributesHaveOneEncoding() {
+        let metadata = ItemMetadata(owner: 1, attributes: ItemAttributes(service: "s", account: "a",
+                                                                         lookupAttributes: ["b": "2", "a": "1"], contentType: "text/plain"))
+        let bytes = metadata.bytes(version: 2)
+        #expect(ItemMetadata(parsing: bytes, version: 2) == metadata)
+        #expect(ItemMetadata(parsing: bytes, version: 1) == nil)
+        var swapped = bytes
+        let pairs = Array(bytes.suffix(12))  // two pairs of one-byte names and values, 6 bytes each
+        swapped.replaceSubrange((bytes.count - 12)..., with: Array(pairs[6...]) + Array(pairs[..<6]))
+        #expect(ItemMetadata(parsing: swapped, version: 2) == nil)
+        #expect(ItemMetadata(parsing: bytes + [0], version: 2) == nil)
+    }
+
     @Test func everyAccessibilityHasItsClassAndSpellings() {
         #expect(ItemAccessibility.allCases.map(\.protectionClass) == [.complete, .completeUntilFirstUserAuthentication, .none,
                                                                     .complete, .complete, .completeUntilFirstUserAuthentication, .none])

@@ -122,4 +122,30 @@ import Testing
         #expect(try fixture.store.list(owner: 1).map(\.accessibility) == [.whenUnlocked, .alwaysThisDeviceOnly])
         #expect(try fixture.store.get(afterFirstUnlock).1.count == 4)
     }
+
+    /// Lookup attributes are kept, changed and searched in every lock state; a search with
+    /// several pairs needs all of them, and finds nothing of another owner's.
+    @Test func lookupAttributesAreSearchedInEveryState() throws {
+        let fixture = try Fixture()
+        var mail = Self.item("mail")
+        mail.lookupAttributes = ["xdg:schema": "org.example.Mail", "user": "alice"]
+        mail.contentType = "text/plain"
+        var web = Self.item("web")
+        web.lookupAttributes = ["xdg:schema": "org.example.Web", "user": "alice"]
+        try fixture.store.add(mail, owner: 1, secret: Self.secret(3))
+        try fixture.store.add(web, owner: 1, secret: Self.secret(3))
+        try fixture.store.add(mail, owner: 2, secret: Self.secret(3))
+        fixture.controller.lock(.now)
+        #expect(try fixture.store.search(owner: 1, ItemQuery(lookupAttributes: ["user": "alice"])).map(\.account) == ["mail", "web"])
+        let found = try fixture.store.search(owner: 1, ItemQuery(lookupAttributes: ["user": "alice", "xdg:schema": "org.example.Mail"]))
+        #expect(found.map(\.lookupAttributes) == [mail.lookupAttributes] && found.map(\.contentType) == ["text/plain"])
+        #expect(try fixture.store.search(owner: 1, ItemQuery(account: "web", lookupAttributes: ["user": "bob"])).isEmpty)
+        #expect(try fixture.store.search(owner: 3, ItemQuery(lookupAttributes: ["user": "alice"])).isEmpty)
+        let identity = ItemIdentity(owner: 1, service: "svc", account: "web")
+        try fixture.store.update(identity, changes: ItemChanges(lookupAttributes: ["user": "bob"]), secret: nil)
+        #expect(try fixture.store.search(owner: 1, ItemQuery(lookupAttributes: ["user": "bob"])).map(\.account) == ["web"])
+        #expect(throws: ItemError.invalid("a lookup attribute's name must have 1 to 255 bytes")) {
+            try fixture.store.update(identity, changes: ItemChanges(lookupAttributes: ["": "x"]), secret: nil)
+        }
+    }
 }

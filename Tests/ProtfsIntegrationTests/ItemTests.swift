@@ -118,6 +118,25 @@ struct ItemTests {
         #expect(vault.item("delete", ["--service", "s", "--account", "nobody"]).status == 6)
     }
 
+    @Test("--attributes: kept, shown, searched while locked, changed by update; not JSON is exit 2")
+    func lookupAttributes() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let attributes = #"{"xdg:schema":"org.example.Mail","user":"alice"}"#
+        try #require(vault.item("add", ["--service", "mail", "--account", "a", "--attributes", attributes], stdin: "x").succeeded)
+        try #require(vault.item("add", ["--service", "web", "--account", "a", "--attributes", #"{"user":"alice"}"#], stdin: "y").succeeded)
+        try #require(vault.protfsctl(["lock", vault.mountpoint, "--now"]).succeeded)
+        #expect(vault.item("list", ["--attributes", #"{"user":"alice"}"#]).stdout
+            == "mail\ta\twhenUnlocked\t\tuser=alice\txdg:schema=org.example.Mail\nweb\ta\twhenUnlocked\t\tuser=alice\n")
+        let json = vault.item("list", ["--attributes", #"{"xdg:schema":"org.example.Mail"}"#, "--json"])
+        let objects = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(objects?.count == 1 && objects?.first?["attributes"] as? [String: String] == ["xdg:schema": "org.example.Mail", "user": "alice"])
+        try #require(vault.item("update", ["--service", "web", "--account", "a", "--attributes", #"{"user":"bob"}"#]).succeeded)
+        #expect(vault.item("list", ["--attributes", #"{"user":"bob"}"#]).stdout.hasPrefix("web\ta\t"))
+        #expect(vault.item("list", ["--attributes", "user=bob"]).status == 2)
+    }
+
     @Test("no secret in the backing directory, the daemon's log, or its memory after the lock")
     func noSecretLeftAnywhere() throws {
         let vault = try TestVault()

@@ -12,6 +12,9 @@ public struct VaultCheckReport: Sendable {
     /// want of their class key.
     public internal(set) var items = 0
     public internal(set) var itemsNotChecked = 0
+    /// Item records in version 1 (no lookup attributes, docs/FORMAT.md): read as they are, and
+    /// rewritten in version 2 when a change needs it. Not damage.
+    public internal(set) var formatOneItems = 0
     /// Classes whose keys were not in memory, so their files' contents were not checked.
     public internal(set) var classesWithoutKeys: [ProtectionClass] = []
     /// Files whose contents were not checked for want of their class key.
@@ -57,6 +60,10 @@ public struct VaultCheckReport: Sendable {
         }
         if itemsNotChecked > 0 {
             parts.append("not checked without the passcode: secrets of \(Self.count(itemsNotChecked, "keychain item", "keychain items"))")
+        }
+        if formatOneItems > 0 {
+            parts.append("in item format 1, without lookup attributes: \(Self.count(formatOneItems, "keychain item", "keychain items"))"
+                         + " (read as they are)")
         }
         if formatOneFiles + formatOneDirectories > 0 {
             let objects = [Self.count(formatOneFiles, "file", "files"), Self.count(formatOneDirectories, "directory", "directories")]

@@ -8,10 +8,12 @@ import ProtfsSystem
 /// state), the secret under a random per-item key, which is wrapped under the class key of the
 /// item's accessibility (bound to the device key as well for `...ThisDeviceOnly`). Every part
 /// is bound to the vault, the item id and the record name (so to the owner, service and
-/// account); the key and the secret to the accessibility too.
+/// account); the key and the secret to the accessibility too. Version 2 added the lookup
+/// attributes and the content type to the sealed attributes; version 1 records are read, and
+/// stay version 1 until a change needs more (their key and secret are bound to the version).
 struct ItemRecord: Sendable, Equatable {
     static let magic = Array("PROTFSIT".utf8)
-    static let version: UInt16 = 1
+    static let currentVersion: UInt16 = 2
     /// Magic, version, reserved, item id, metadata length.
     static let fixedByteCount = 32
     static let wrappedKeyByteCount = LockedKey.byteCount + XChaCha20Poly1305.overhead
@@ -24,6 +26,7 @@ struct ItemRecord: Sendable, Equatable {
         case secret = 3
     }
 
+    let version: UInt16
     let itemID: ObjectID
     let sealedMetadata: [UInt8]
     let wrappedKey: [UInt8]
@@ -39,7 +42,7 @@ struct ItemRecord: Sendable, Equatable {
 
     var bytes: [UInt8] {
         var out = Self.magic
-        out.appendLittleEndian(Self.version)
+        out.appendLittleEndian(version)
         out.appendLittleEndian(UInt16(0))
         out += itemID.bytes
         out.appendLittleEndian(UInt32(sealedMetadata.count))
@@ -49,13 +52,15 @@ struct ItemRecord: Sendable, Equatable {
     /// The structure only (no key): `EIO` for anything malformed.
     init(parsing bytes: [UInt8]) throws(Errno) {
         guard bytes.count >= Self.fixedByteCount, Array(bytes[0..<8]) == Self.magic,
-              bytes.littleEndian(at: 8, as: UInt16.self) == Self.version,
+              (1...Self.currentVersion).contains(bytes.littleEndian(at: 8, as: UInt16.self)),
               bytes.littleEndian(at: 10, as: UInt16.self) == 0 else { throw .io }
+        version = bytes.littleEndian(at: 8)
+        let maximumMetadata = version == 1 ? ItemMetadata.maximumVersion1ByteCount : ItemMetadata.maximumByteCount
         let metadataLength = Int(bytes.littleEndian(at: 28, as: UInt32.self))
         let keyStart = Self.fixedByteCount + metadataLength
         let secretStart = keyStart + Self.wrappedKeyByteCount
         guard metadataLength >= XChaCha20Poly1305.overhead + ItemMetadata.minimumByteCount,
-              metadataLength <= XChaCha20Poly1305.overhead + ItemMetadata.maximumByteCount,
+              metadataLength <= XChaCha20Poly1305.overhead + maximumMetadata,
               bytes.count >= secretStart + XChaCha20Poly1305.overhead,
               bytes.count - secretStart <= ItemLimits.maximumSecretLength + XChaCha20Poly1305.overhead
         else { throw .io }
@@ -65,7 +70,8 @@ struct ItemRecord: Sendable, Equatable {
         sealedSecret = Array(bytes[secretStart...])
     }
 
-    private init(itemID: ObjectID, sealedMetadata: [UInt8], wrappedKey: [UInt8], sealedSecret: [UInt8]) {
+    private init(version: UInt16, itemID: ObjectID, sealedMetadata: [UInt8], wrappedKey: [UInt8], sealedSecret: [UInt8]) {
+        self.version = version
         self.itemID = itemID
         self.sealedMetadata = sealedMetadata
         self.wrappedKey = wrappedKey
@@ -93,7 +99,7 @@ struct ItemRecord: Sendable, Equatable {
         let accessibility = metadata.attributes.accessibility
         let wrapKey = try wrappingKey(for: accessibility, keyring: keyring)
         let itemKey = LockedKey.random()
-        let ad = associatedData(vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
+        let ad = associatedData(version: currentVersion, vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
         var sealedSecret = [UInt8](repeating: 0, count: secret.count + XChaCha20Poly1305.overhead)
         let secretAD = ad + [Part.secret.rawValue, accessibility.rawValue]
         secret.withUnsafeBytes { plaintext in
@@ -101,32 +107,38 @@ struct ItemRecord: Sendable, Equatable {
                 sealedSecret.withUnsafeMutableBytes { XChaCha20Poly1305.seal(plaintext, authenticating: a, with: itemKey, into: $0) }
             }
         }
-        return ItemRecord(itemID: itemID,
-                          sealedMetadata: XChaCha20Poly1305.seal(metadata.bytes, authenticating: ad + [Part.metadata.rawValue],
-                                                                 with: keys.itemMetadata),
+        return ItemRecord(version: currentVersion, itemID: itemID,
+                          sealedMetadata: XChaCha20Poly1305.seal(metadata.bytes(version: currentVersion),
+                                                                 authenticating: ad + [Part.metadata.rawValue], with: keys.itemMetadata),
                           wrappedKey: XChaCha20Poly1305.wrap(itemKey, authenticating: ad + [Part.key.rawValue, accessibility.rawValue],
                                                              with: wrapKey),
                           sealedSecret: sealedSecret)
     }
 
-    /// The same key and secret with other attributes (the accessibility unchanged): needs no
+    /// Whether `metadata` can replace this record's attributes alone: the accessibility is
+    /// unchanged and the record's version can hold them.
+    func canReplaceMetadata(with metadata: ItemMetadata, accessibility: ItemAccessibility) -> Bool {
+        metadata.attributes.accessibility == accessibility && (version >= 2 || metadata.fitsVersion1)
+    }
+
+    /// The same key and secret with other attributes (see `canReplaceMetadata`): needs no
     /// class key, so labels change in every state.
     func replacingMetadata(_ metadata: ItemMetadata, recordName: String, vaultID: ObjectID,
                            keys: FilesystemKeys) -> ItemRecord {
-        let ad = Self.associatedData(vaultID: vaultID, itemID: itemID, recordName: recordName)
-        return ItemRecord(itemID: itemID,
-                          sealedMetadata: XChaCha20Poly1305.seal(metadata.bytes, authenticating: ad + [Part.metadata.rawValue],
-                                                                 with: keys.itemMetadata),
+        let ad = Self.associatedData(version: version, vaultID: vaultID, itemID: itemID, recordName: recordName)
+        return ItemRecord(version: version, itemID: itemID,
+                          sealedMetadata: XChaCha20Poly1305.seal(metadata.bytes(version: version),
+                                                                 authenticating: ad + [Part.metadata.rawValue], with: keys.itemMetadata),
                           wrappedKey: wrappedKey, sealedSecret: sealedSecret)
     }
 
     /// The attributes and owner; `EIO` when they do not authenticate here (tampered, or
     /// copied from another record or vault) or do not hash to `recordName`.
     func openMetadata(recordName: String, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) -> ItemMetadata {
-        let ad = Self.associatedData(vaultID: vaultID, itemID: itemID, recordName: recordName)
+        let ad = Self.associatedData(version: version, vaultID: vaultID, itemID: itemID, recordName: recordName)
         guard let plaintext = try? XChaCha20Poly1305.open(sealedMetadata, authenticating: ad + [Part.metadata.rawValue],
                                                           with: keys.itemMetadata),
-              let metadata = ItemMetadata(parsing: plaintext),
+              let metadata = ItemMetadata(parsing: plaintext, version: version),
               metadata.identity.recordName(keys: keys) == recordName else { throw .io }
         return metadata
     }
@@ -134,7 +146,7 @@ struct ItemRecord: Sendable, Equatable {
     /// The secret, in locked memory: `EACCES` without the class key, `EIO` when it does not
     /// authenticate.
     func openSecret(accessibility: ItemAccessibility, recordName: String, keyring: ClassKeyring) throws(Errno) -> SecureBuffer {
-        let ad = Self.associatedData(vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
+        let ad = Self.associatedData(version: version, vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
         let wrapKey = try Self.wrappingKey(for: accessibility, keyring: keyring)
         let itemKey: LockedKey
         do {
@@ -157,7 +169,7 @@ struct ItemRecord: Sendable, Equatable {
 
     /// `"PROTFSIT" || version (2) || vault id || item id || record name`; each part appends
     /// its id, the key and the secret the accessibility id too.
-    static func associatedData(vaultID: ObjectID, itemID: ObjectID, recordName: String) -> [UInt8] {
+    static func associatedData(version: UInt16, vaultID: ObjectID, itemID: ObjectID, recordName: String) -> [UInt8] {
         var ad = magic
         ad.appendLittleEndian(version)
         return ad + vaultID.bytes + itemID.bytes + Array(recordName.utf8)

@@ -43,7 +43,8 @@ extension ItemStore {
         var entries: [String: Entry] = [:]
         for name in names where ItemIdentity.isRecordName(name) {
             if let (record, metadata) = try? loadRecord(name, in: directory) {
-                entries[name] = Entry(owner: metadata.owner, secretLength: record.secretLength)
+                entries[name] = Entry(owner: metadata.owner, secretLength: record.secretLength,
+                                      searchKeys: ItemSearchKeys(metadata.attributes))
             } else {
                 reportDamage("item record \(ReservedNames.items)/\(name) is damaged")
                 entries[name] = Entry(owner: nil, secretLength: 0)

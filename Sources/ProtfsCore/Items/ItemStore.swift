@@ -21,6 +21,8 @@ public final class ItemStore: Sendable {
         /// nil for a record that does not authenticate.
         var owner: UInt32?
         var secretLength: Int
+        /// What a search can rule out without reading the record (`ItemSearchKeys`).
+        var searchKeys: ItemSearchKeys = ItemSearchKeys()
     }
 
     /// What one owner may keep, and what the owners other than the privileged ones (root and
@@ -96,7 +98,7 @@ public final class ItemStore: Sendable {
                     try ItemRecord.seal(metadata, secret: secret, itemID: .random(), recordName: name, keyring: keyring, keys: keys)
                 }
                 try write(record, named: name, in: directory)
-                index[name] = Entry(owner: owner, secretLength: secret.count)
+                index[name] = Entry(owner: owner, secretLength: secret.count, searchKeys: ItemSearchKeys(attributes))
             }
         }
     }
@@ -122,6 +124,9 @@ public final class ItemStore: Sendable {
                                             generic: changes.generic) {
             throw .invalid(problem)
         }
+        if let problem = ItemLimits.problem(lookupAttributes: changes.lookupAttributes, contentType: changes.contentType) {
+            throw .invalid(problem)
+        }
         if let secret { try Self.checkLength(secret) }
         try snapshots.changingNamespace { () throws(ItemError) in
             try withIndex(creating: false) { (index, directory) throws(ItemError) in
@@ -133,10 +138,12 @@ public final class ItemStore: Sendable {
                 metadata.attributes.comment = changes.comment ?? old.attributes.comment
                 metadata.attributes.generic = changes.generic ?? old.attributes.generic
                 metadata.attributes.accessibility = changes.accessibility ?? old.attributes.accessibility
+                metadata.attributes.lookupAttributes = changes.lookupAttributes ?? old.attributes.lookupAttributes
+                metadata.attributes.contentType = changes.contentType ?? old.attributes.contentType
                 metadata.attributes.modified = Self.now()
                 let before = old.attributes.accessibility, after = metadata.attributes.accessibility
                 let updated: ItemRecord
-                if secret == nil && before == after {
+                if secret == nil && record.canReplaceMetadata(with: metadata, accessibility: before) {
                     updated = record.replacingMetadata(metadata, recordName: name, vaultID: vault.vaultID, keys: keys)
                 } else {
                     if let secret {
@@ -148,7 +155,8 @@ public final class ItemStore: Sendable {
                         }
                     }
                     // The new version is sealed under the new class; the old key is needed to read the
-                    // secret that stays, and (SPEC section 6) to change the accessibility.
+                    // secret that stays (also when a version 1 record must become version 2 to hold
+                    // lookup attributes), and (docs/CONTROL.md) to change the accessibility.
                     let needsOld = secret == nil || before != after
                     let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
                     updated = try guarded(requirements, identity) { () throws(Errno) in
@@ -161,7 +169,8 @@ public final class ItemStore: Sendable {
                     }
                 }
                 try write(updated, named: name, in: directory)
-                index[name] = Entry(owner: identity.owner, secretLength: updated.secretLength)
+                index[name] = Entry(owner: identity.owner, secretLength: updated.secretLength,
+                                    searchKeys: ItemSearchKeys(metadata.attributes))
             }
         }
     }
@@ -210,12 +219,19 @@ public final class ItemStore: Sendable {
 
     /// The owner's items (attributes only), by service then account; only `service`'s when given.
     public func list(owner: UInt32, service: String? = nil) throws(ItemError) -> [ItemAttributes] {
-        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+        try search(owner: owner, ItemQuery(service: service))
+    }
+
+    /// The owner's items that `query` matches (attributes only), by service then account. The
+    /// index rules out the others, so only candidates are read.
+    public func search(owner: UInt32, _ query: ItemQuery) throws(ItemError) -> [ItemAttributes] {
+        let wanted = ItemSearchKeys(query)
+        return try withIndex(creating: false) { (index, directory) throws(ItemError) in
             guard let directory else { return [] }
             var found: [ItemAttributes] = []
-            for (name, entry) in index where entry.owner == owner {
+            for (name, entry) in index where entry.owner == owner && entry.searchKeys.contains(wanted) {
                 guard let (_, metadata) = try? loadRecord(name, in: directory) else { continue }
-                if service == nil || metadata.attributes.service == service { found.append(metadata.attributes) }
+                if query.matches(metadata.attributes) { found.append(metadata.attributes) }
             }
             return found.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
         }
@@ -231,7 +247,8 @@ public final class ItemStore: Sendable {
     private static func check(_ attributes: ItemAttributes, secret: SecureBuffer) throws(ItemError) {
         if let problem = ItemLimits.problem(service: attributes.service, account: attributes.account, label: attributes.label,
                                             description: attributes.description, comment: attributes.comment,
-                                            generic: attributes.generic) {
+                                            generic: attributes.generic)
+            ?? ItemLimits.problem(lookupAttributes: attributes.lookupAttributes, contentType: attributes.contentType) {
             throw .invalid(problem)
         }
         try checkLength(secret)
