@@ -49,7 +49,20 @@ enum Idioms {
                                      kSecAttrProtocol as String: kSecAttrProtocolHTTPS, kSecAttrPort as String: 443,
                                      kSecAttrPath as String: "/", kSecAttrAuthenticationType as String: "dflt",
                                      kSecAttrSecurityDomain as String: "realm"]
-        expect("internet password", SecItemCopyMatching(server as CFDictionary, nil), errSecUnimplemented)
+        SecItemDelete([kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com"] as CFDictionary)
+        var login = server
+        login[kSecAttrAccount as String] = "alice"
+        login[kSecValueData as String] = "pw".data(using: .utf8)!
+        expect("internet password", SecItemAdd(login as CFDictionary, nil), errSecSuccess)
+        expect("same internet password", SecItemAdd(login as CFDictionary, nil), errSecDuplicateItem)
+        login[kSecAttrPort as String] = 8443
+        expect("other port", SecItemAdd(login as CFDictionary, nil), errSecSuccess)
+        var logins: CFTypeRef?
+        let byServer: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                                       kSecReturnAttributes as String: true, kSecMatchLimit as String: kSecMatchLimitAll]
+        expect("by server", SecItemCopyMatching(byServer as CFDictionary, &logins), errSecSuccess)
+        if (logins as? [[String: Any]])?.count != 2 { wrong.append("internet passwords \(String(describing: logins))") }
+        expect("delete internet passwords", SecItemDelete(server.filter { $0.key != kSecAttrPort as String } as CFDictionary), errSecSuccess)
         for itemClass in [kSecClassKey, kSecClassCertificate, kSecClassIdentity] {
             expect(itemClass, SecItemCopyMatching([kSecClass as String: itemClass] as CFDictionary, nil), errSecUnimplemented)
         }

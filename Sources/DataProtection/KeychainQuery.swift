@@ -3,8 +3,8 @@ import ProtfsDomain
 
 /// A `SecItem` dictionary read into what the item requests need (docs/DATAPROTECTION.md).
 /// Whatever the protfs keychain cannot honour is refused with Apple's status, never silently
-/// ignored: an unknown key or a value of the wrong type is `errSecParam`, another item class
-/// or synchronizing is `errSecUnimplemented`, an access control that needs a prompt is
+/// ignored: an unknown key or a value of the wrong type is `errSecParam`, keys, certificates
+/// and identities or synchronizing are `errSecUnimplemented`, an access control that needs a prompt is
 /// `errSecAuthFailed`.
 struct KeychainQuery {
     var service: String?
@@ -24,6 +24,9 @@ struct KeychainQuery {
     var limit = 1
     /// Whether the dictionary named `kSecClass` (queries need it; update's attributes do not).
     var hasClass = false
+    /// The internet password attributes, for a query of `kSecClassInternetPassword`; nil for
+    /// generic passwords.
+    var internet: InternetPasswordQuery?
     /// `kSecAttrSynchronizable` true in a search: only synchronized items, of which there
     /// are none.
     var onlySynchronized = false
@@ -60,7 +63,7 @@ struct KeychainQuery {
             entries[key] = value
         }
         // The class first, so that another class is refused as such whatever else is asked.
-        if let name = entries[kSecClass] { try Self.checkClass(try Self.string(name)) }
+        if let name = entries[kSecClass], try Self.isInternetPassword(try Self.string(name)) { internet = InternetPasswordQuery() }
         let keys = Set(entries.keys)
         var accessControl: SecAccessControl?
         for (key, value) in entries {
@@ -93,7 +96,9 @@ struct KeychainQuery {
             case kSecReturnAttributes: returnAttributes = try Self.bool(value)
             case kSecReturnPersistentRef: returnPersistentRef = try Self.bool(value)
             case kSecMatchLimit: limit = try Self.limit(value)
-            default: continue  // an internet password's attribute, refused below
+            default:
+                // An internet password's attribute: refused below for a generic password.
+                if internet != nil, try !(internet?.read(key, value) ?? false) { throw .param }
             }
         }
         hasClass = keys.contains(kSecClass)
@@ -103,8 +108,11 @@ struct KeychainQuery {
             guard accessibility == nil else { throw .param }
             accessibility = try accessControl.usableAccessibility()
         }
-        if !keys.isDisjoint(with: Self.internetAttributes) { throw .param }
+        if internet == nil ? !keys.isDisjoint(with: Self.internetAttributes) : keys.contains(kSecAttrService) {
+            throw .param  // each class has its own attributes
+        }
         try checkLengths()
+        if use == .add, let internet, internet.newPassword.service.utf8.count > ItemLimits.maximumTextLength { throw .param }
     }
 
     /// What the daemon would refuse for its length is `errSecParam` here, before anything is
@@ -119,7 +127,10 @@ struct KeychainQuery {
 
     /// Whether an item has every attribute the query names.
     func matches(_ item: ItemAttributes) -> Bool {
-        !onlySynchronized
+        let password = InternetPassword(item)
+        guard (password != nil) == (internet != nil) else { return false }
+        if let internet, let password, !internet.matches(password) { return false }
+        return !onlySynchronized
             && (service.map { $0 == item.service } ?? true) && (account.map { $0 == item.account } ?? true)
             && (label.map { $0 == item.label } ?? true) && (description.map { $0 == item.description } ?? true)
             && (comment.map { $0 == item.comment } ?? true) && (generic.map { Array($0) == item.generic } ?? true)
@@ -128,8 +139,10 @@ struct KeychainQuery {
 
     /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, as on iOS.
     func newItem() -> ItemAttributes {
-        ItemAttributes(service: service ?? "", account: account ?? "", label: label ?? "", description: description ?? "",
-                       comment: comment ?? "", generic: generic.map(Array.init) ?? [], accessibility: accessibility ?? .default)
+        let password = internet?.newPassword
+        return ItemAttributes(service: password?.service ?? service ?? "", account: account ?? "", label: label ?? "",
+                              description: description ?? "", comment: comment ?? "", generic: generic.map(Array.init) ?? [],
+                              accessibility: accessibility ?? .default, lookupAttributes: password?.lookupAttributes ?? [:])
     }
 
     /// What `SecItemUpdate`'s attributes change besides the name (the secret travels apart).
@@ -146,11 +159,13 @@ struct KeychainQuery {
         (service.map { $0 != item.service } ?? false) || (account.map { $0 != item.account } ?? false)
     }
 
-    /// Only generic passwords are kept; Apple's other classes are known and not implemented.
-    private static func checkClass(_ name: String) throws(KeychainStatus) {
+    /// Generic and internet passwords are kept; Apple's other classes are known and not
+    /// implemented.
+    private static func isInternetPassword(_ name: String) throws(KeychainStatus) -> Bool {
         switch name {
-        case kSecClassGenericPassword: return
-        case kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity: throw .unimplemented
+        case kSecClassGenericPassword: return false
+        case kSecClassInternetPassword: return true
+        case kSecClassKey, kSecClassCertificate, kSecClassIdentity: throw .unimplemented
         default: throw .param
         }
     }

@@ -81,6 +81,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .match)
         let update = try KeychainQuery(attributesToUpdate, for: .changes)
+        // An internet password's service is its server, protocol, port, path and so on.
+        if parsed.internet != nil && update.service != nil { throw .param }
         let vault = try KeychainVault.find()
         let found = try Keychain.matching(parsed, in: vault)
         // Renaming several items to one name makes duplicates: refused before any change.
@@ -154,7 +156,6 @@ enum Keychain {
     static func attributeDictionary(_ item: ItemAttributes) -> [String: Any] {
         var attributes: [String: Any] = [
             kSecClass: kSecClassGenericPassword,
-            kSecAttrService: item.service,
             kSecAttrAccount: item.account,
             kSecAttrAccessible: item.accessibility.constant,
             kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
@@ -166,6 +167,12 @@ enum Keychain {
             attributes[key] = text
         }
         if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
+        if let password = InternetPassword(item) {
+            attributes[kSecClass] = kSecClassInternetPassword
+            attributes.merge(password.attributeDictionary) { $1 }
+        } else {
+            attributes[kSecAttrService] = item.service
+        }
         return attributes
     }
 }

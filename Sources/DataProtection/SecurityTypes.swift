@@ -21,12 +21,13 @@ public let kCFBooleanTrue: CFBoolean! = true
 /// Apple's `kCFBooleanFalse`.
 public let kCFBooleanFalse: CFBoolean! = false
 
-/// The item's class; only `kSecClassGenericPassword` is kept on protfs, Apple's other
-/// classes are `errSecUnimplemented`.
+/// The item's class: generic and internet passwords are kept on protfs; keys, certificates
+/// and identities are `errSecUnimplemented`.
 public let kSecClass: CFString = "class"
 /// A generic password: a secret with a service and an account.
 public let kSecClassGenericPassword: CFString = "genp"
-/// An internet password (server, protocol, port, path): `errSecUnimplemented` on protfs.
+/// An internet password: unique by account, server, protocol, port, path, authentication
+/// type and security domain, as on iOS.
 public let kSecClassInternetPassword: CFString = "inet"
 /// A cryptographic key: `errSecUnimplemented` on protfs.
 public let kSecClassKey: CFString = "keys"

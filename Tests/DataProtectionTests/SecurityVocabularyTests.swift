@@ -33,11 +33,38 @@ import Testing
         #expect(SecItemAdd(generic as CFDictionary, nil) == errSecParam)
     }
 
-    @Test func otherItemClassesAreKnownAndNotImplemented() {
-        for itemClass in [kSecClassInternetPassword, kSecClassKey, kSecClassCertificate, kSecClassIdentity] {
-            let query: [String: Any] = [kSecClass as String: itemClass, kSecAttrServer as String: "example.com",
-                                        kSecAttrProtocol as String: kSecAttrProtocolHTTPS, kSecAttrPort as String: 443]
-            #expect(SecItemCopyMatching(query as CFDictionary, nil) == errSecUnimplemented)
+    @Test func keysCertificatesAndIdentitiesAreKnownAndNotImplemented() {
+        for itemClass in [kSecClassKey, kSecClassCertificate, kSecClassIdentity] {
+            #expect(SecItemCopyMatching([kSecClass as String: itemClass] as CFDictionary, nil) == errSecUnimplemented)
+        }
+    }
+
+    /// Apple's uniqueness rule: account, server, protocol, port, path, authentication type
+    /// and security domain together name an internet password.
+    @Test func internetPasswordsAreNamedByAllTheirAttributes() throws {
+        let https: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                                    kSecAttrProtocol as String: kSecAttrProtocolHTTPS, kSecAttrPort as String: 443,
+                                    kSecAttrAccount as String: "alice"]
+        let item = try KeychainQuery(https as CFDictionary, for: .add).newItem()
+        var otherPort = https
+        otherPort[kSecAttrPort as String] = 8443
+        #expect(try KeychainQuery(otherPort as CFDictionary, for: .add).newItem().service != item.service)
+        var samePlace = https
+        samePlace[kSecAttrLabel as String] = "another label"
+        #expect(try KeychainQuery(samePlace as CFDictionary, for: .add).newItem().service == item.service)
+        #expect(InternetPassword(item)?.port == 443)
+
+        let byServer = try KeychainQuery([kSecClass: kSecClassInternetPassword, kSecAttrServer: "example.com"] as CFDictionary,
+                                         for: .search)
+        #expect(byServer.matches(item))
+        #expect(try !KeychainQuery([kSecClass: kSecClassInternetPassword, kSecAttrPort: 80] as CFDictionary, for: .search).matches(item))
+        #expect(try !KeychainQuery([kSecClass: kSecClassGenericPassword] as CFDictionary, for: .search).matches(item))
+        #expect(!byServer.matches(ItemAttributes(service: "example.com", account: "alice")))
+        let returned = Keychain.attributeDictionary(item)
+        #expect(returned[kSecClass] as? String == kSecClassInternetPassword && returned[kSecAttrService] == nil)
+        #expect(returned[kSecAttrServer] as? String == "example.com" && returned[kSecAttrPort] as? Int == 443)
+        #expect(throws: KeychainStatus.param) {
+            try KeychainQuery([kSecClass: kSecClassInternetPassword, kSecAttrService: "s"] as CFDictionary, for: .search)
         }
     }
 
