@@ -27,6 +27,8 @@ struct KeychainQuery {
     /// The internet password attributes, for a query of `kSecClassInternetPassword`; nil for
     /// generic passwords.
     var internet: InternetPasswordQuery?
+    /// Whether `kSecAttrAccount` was given as `Data`: iOS returns it as it was given.
+    var accountIsData = false
     /// `kSecAttrSynchronizable` true in a search: only synchronized items, of which there
     /// are none.
     var onlySynchronized = false
@@ -70,7 +72,9 @@ struct KeychainQuery {
             switch key {
             case kSecClass: continue
             case kSecAttrService: service = try Self.text(value)
-            case kSecAttrAccount: account = try Self.text(value)
+            case kSecAttrAccount:
+                account = try Self.text(value)
+                accountIsData = value is Data
             case kSecAttrLabel: label = try Self.string(value)
             case kSecAttrDescription: description = try Self.string(value)
             case kSecAttrComment: comment = try Self.string(value)
@@ -140,9 +144,11 @@ struct KeychainQuery {
     /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, as on iOS.
     func newItem() -> ItemAttributes {
         let password = internet?.newPassword
-        return ItemAttributes(service: password?.service ?? service ?? "", account: account ?? "", label: label ?? "",
-                              description: description ?? "", comment: comment ?? "", generic: generic.map(Array.init) ?? [],
-                              accessibility: accessibility ?? .default, lookupAttributes: password?.lookupAttributes ?? [:])
+        var item = ItemAttributes(service: password?.service ?? service ?? "", account: account ?? "", label: label ?? "",
+                                  description: description ?? "", comment: comment ?? "", generic: generic.map(Array.init) ?? [],
+                                  accessibility: accessibility ?? .default, lookupAttributes: password?.lookupAttributes ?? [:])
+        if accountIsData { AccountType.markData(&item) }
+        return item
     }
 
     /// What `SecItemUpdate`'s attributes change besides the name (the secret travels apart).

@@ -122,6 +122,7 @@ struct KeychainVault {
         renamed.comment = changes.comment ?? item.comment
         renamed.generic = changes.generic ?? item.generic
         renamed.accessibility = changes.accessibility ?? item.accessibility
+        if AccountType.isData(item) { AccountType.markData(&renamed) }
         if let secret {
             try add(renamed, secret: secret)
         } else {

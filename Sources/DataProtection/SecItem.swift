@@ -167,6 +167,7 @@ enum Keychain {
             attributes[key] = text
         }
         if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
+        if AccountType.isData(item) { attributes[kSecAttrAccount] = Data(item.account.utf8) }
         if let password = InternetPassword(item) {
             attributes[kSecClass] = kSecClassInternetPassword
             attributes.merge(password.attributeDictionary) { $1 }

@@ -116,6 +116,16 @@ import Testing
         }
     }
 
+    @Test func anAccountGivenAsDataComesBackAsData() throws {
+        let asData = try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: Data("key".utf8)] as CFDictionary,
+                                       for: .add).newItem()
+        #expect(Keychain.attributeDictionary(asData)[kSecAttrAccount] as? Data == Data("key".utf8))
+        #expect(asData.lookupAttributes["username"] == "key")
+        let asString = try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "key"] as CFDictionary, for: .add).newItem()
+        #expect(Keychain.attributeDictionary(asString)[kSecAttrAccount] as? String == "key")
+        #expect(asString.lookupAttributes.isEmpty)
+    }
+
     @Test func updateMayRename() throws {
         let update = try KeychainQuery([kSecAttrAccount: "bob"] as CFDictionary, for: .changes)
         #expect(update.renames(ItemAttributes(service: "s", account: "alice")))

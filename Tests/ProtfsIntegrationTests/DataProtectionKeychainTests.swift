@@ -147,7 +147,7 @@ struct DataProtectionKeychainTests {
             #expect(SecItemCopyMatching(found as CFDictionary, &result) == errSecSuccess)
             let attributes = result as? [String: Any]
             #expect(attributes?[kSecAttrService as String] as? String == "")
-            #expect(attributes?[kSecAttrAccount as String] as? String == "me")
+            #expect(attributes?[kSecAttrAccount as String] as? Data == Data("me".utf8), "returned as it was given")
             let reference = try? #require(attributes?[kSecValuePersistentRef as String] as? Data)
 
             // A rename keeps the secret; a rename onto another item is a duplicate.
