@@ -13,6 +13,7 @@ let package = Package(
         .executable(name: "protfs", targets: ["protfs"]),
         .executable(name: "protfsctl", targets: ["protfsctl"]),
         .library(name: "DataProtection", targets: ["DataProtection"]),
+        .executable(name: "dataprotection-lint", targets: ["dataprotection-lint"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -36,8 +37,11 @@ let package = Package(
         .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "CProtfsUring", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
         .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlClient", "ProtfsSystemd"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlClient", "ProtfsCommandLine", "ProtfsFollow", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys", "ProtfsSecretService"]),
+        .executableTarget(name: "dataprotection-lint"),
         .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
+        .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
+                          swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto"]),
         .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem"], path: "Tests/ProtfsTestSupport"),

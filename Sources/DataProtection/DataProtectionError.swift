@@ -1,4 +1,5 @@
 import Foundation
+import ProtfsDomain
 
 /// What the library reports beyond Foundation's own file errors.
 public enum DataProtectionError: Error, Equatable, CustomStringConvertible, LocalizedError {
@@ -18,8 +19,9 @@ public enum DataProtectionError: Error, Equatable, CustomStringConvertible, Loca
             "\(path) is not on a protfs mount, so no protection class can be enforced there; "
                 + "put it on a protfs mount, or set ProtectedFileManager.outsideProtfs = .ignore for portable code"
         case .unknownProtection(let value):
-            "\(value) is not a file protection class (complete, completeUnlessOpen, "
-                + "completeUntilFirstUserAuthentication or none)"
+            "\(value) is not a file protection class: give FileProtectionType.complete, .completeUnlessOpen, "
+                + ".completeUntilFirstUserAuthentication or .none, or the name of one "
+                + "(\(ProtectionClass.allCases.map(\.appleName).joined(separator: ", ")))"
         case .noDaemon(let message): message
         }
     }

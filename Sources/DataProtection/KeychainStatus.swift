@@ -8,6 +8,9 @@ struct KeychainStatus: Error, Equatable {
     static let param = KeychainStatus(status: errSecParam)
     static let notAvailable = KeychainStatus(status: errSecNotAvailable)
     static let itemNotFound = KeychainStatus(status: errSecItemNotFound)
+    static let duplicate = KeychainStatus(status: errSecDuplicateItem)
+    static let unimplemented = KeychainStatus(status: errSecUnimplemented)
+    static let authFailed = KeychainStatus(status: errSecAuthFailed)
 
     /// The status for a refusal of the daemon, by its exit code (docs/CONTROL.md).
     init(_ failure: ControlFailure) {

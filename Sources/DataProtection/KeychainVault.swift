@@ -27,24 +27,54 @@ struct KeychainVault {
 
     let client: ControlClient
 
-    /// The mount chosen in code or in `PROTFS_KEYCHAIN`, else the only protfs mount; `errSecNotAvailable` when
-    /// neither names a live daemon.
+    /// The mount chosen in code or in `PROTFS_KEYCHAIN`, else the only protfs mount;
+    /// `errSecNotAvailable` when neither names a live daemon (with why on standard error,
+    /// once per reason: a status alone cannot say it).
     static func find() throws(KeychainStatus) -> KeychainVault {
-        guard let mountpoint = mountpoint(named: ProtfsKeychain.mountpoint ?? ProcessInfo.processInfo.environment[environmentVariable],
-                                          mounts: MountTable.protfsMountPoints()) else { throw .notAvailable }
+        let mountpoint: String
+        switch choice() {
+        case .found(let found): mountpoint = found
+        case .none(let reason):
+            DataProtectionDiagnostics.report(reason)
+            throw .notAvailable
+        }
         do {
             return KeychainVault(client: try ControlClient(mountpoint: mountpoint))
         } catch {
+            DataProtectionDiagnostics.report("the keychain vault \(mountpoint) has no daemon answering: \(error.message)")
             throw .notAvailable
         }
     }
 
-    /// The keychain vault's mount point: the one named (when not empty), else the only
-    /// protfs mount, else none. A named mount point is never replaced by another.
-    static func mountpoint(named: String?, mounts: [String]) -> String? {
-        if let named, !named.isEmpty { return named }
-        let distinct = Set(mounts)
-        return distinct.count == 1 ? distinct.first : nil
+    /// The keychain vault's mount point, or why there is none.
+    enum Choice: Equatable {
+        case found(String)
+        case none(String)
+    }
+
+    static func choice() -> Choice {
+        choice(named: ProtfsKeychain.mountpoint ?? ProcessInfo.processInfo.environment[environmentVariable],
+               mounts: MountTable.protfsMountPoints(), holding: ProtfsLocation.mountpoint(holding:))
+    }
+
+    /// The keychain vault's mount point: the protfs mount holding the path named (when not
+    /// empty: a mount point or any path inside one), else the only protfs mount. A named
+    /// path is never replaced by another mount.
+    static func choice(named: String?, mounts: [String], holding: (String) -> String?) -> Choice {
+        if let named, !named.isEmpty {
+            guard let mountpoint = holding(named) else {
+                return .none("\(environmentVariable) (or ProtfsKeychain.mountpoint) names \(named), which is on no protfs mount")
+            }
+            return .found(mountpoint)
+        }
+        let distinct = Set(mounts).sorted()
+        switch distinct.count {
+        case 1: return .found(distinct[0])
+        case 0: return .none("there is no protfs mount on this machine, and \(environmentVariable) is not set")
+        default:
+            return .none("there are \(distinct.count) protfs mounts (\(distinct.joined(separator: ", "))) and "
+                         + "\(environmentVariable) is not set; set it (or ProtfsKeychain.mountpoint) to the keychain vault's mount point")
+        }
     }
 
     func add(_ item: ItemAttributes, secret: Data) throws(KeychainStatus) {
@@ -76,6 +106,32 @@ struct KeychainVault {
         defer { buffer?.wipe() }
         _ = try send(.update(service: item.service, account: item.account, changes: changes, changesSecret: buffer != nil),
                      secrets: buffer.map { [$0] } ?? [])
+    }
+
+    /// Gives `item` the service or account of `update` with its other changes: the renamed
+    /// item is added (refused when it would be a duplicate, leaving everything as it was),
+    /// then the old one deleted. protfs names a record by its owner, service and account, so a
+    /// new name is a new record, and the secret must be read to be moved.
+    func rename(_ item: ItemAttributes, to update: KeychainQuery, secret: Data?) throws(KeychainStatus) {
+        let changes = update.changes
+        var renamed = item
+        renamed.service = update.service ?? item.service
+        renamed.account = update.account ?? item.account
+        renamed.label = changes.label ?? item.label
+        renamed.description = changes.description ?? item.description
+        renamed.comment = changes.comment ?? item.comment
+        renamed.generic = changes.generic ?? item.generic
+        renamed.accessibility = changes.accessibility ?? item.accessibility
+        if AccountType.isData(item) { AccountType.markData(&renamed) }
+        if let secret {
+            try add(renamed, secret: secret)
+        } else {
+            let old = try send(.get(service: item.service, account: item.account))
+            guard case .item = old.reply, let oldSecret = old.secret else { throw .notAvailable }
+            defer { oldSecret.wipe() }
+            _ = try send(.add(renamed), secrets: [oldSecret])
+        }
+        try delete(item)
     }
 
     func delete(_ item: ItemAttributes) throws(KeychainStatus) {

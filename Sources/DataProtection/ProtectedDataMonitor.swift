@@ -13,10 +13,11 @@ import Synchronization
 /// }
 /// ```
 ///
-/// When the daemon goes away (unmount, restart) the monitor reconnects, waiting 0.1 s at
-/// first and twice as long after each failure, up to 5 s; on reconnecting it posts the
-/// events that lead from the last state it knew to the daemon's current one (a restarted
-/// daemon starts before first unlock). It runs until `stop()`.
+/// When the daemon goes away (unmount, restart) the monitor posts the events of a lock (its
+/// keys are gone), then reconnects, waiting 0.1 s at first and twice as long after each
+/// failure, up to 5 s; on reconnecting it posts the events that lead from before first
+/// unlock (where a restarted daemon starts) to the daemon's current state. It runs until
+/// `stop()`.
 public final class ProtectedDataMonitor: Sendable {
     /// The mount point followed.
     public let mountpoint: String
@@ -57,6 +58,9 @@ public final class ProtectedDataMonitor: Sendable {
     public var isProtectedDataAvailable: Bool {
         shared.withLock { $0.state.map(ProtectedData.isAvailable) ?? false }
     }
+
+    /// Whether the daemon has reported a state yet.
+    var hasState: Bool { shared.withLock { $0.state != nil } }
 
     /// The events from now on, for as long as the monitor runs.
     public var events: AsyncStream<ProtectedDataEvent> {
@@ -122,6 +126,10 @@ public final class ProtectedDataMonitor: Sendable {
             }
             announceStart()
             guard !cancellation.isCancelled else { return }
+            // The daemon is gone (unmounted, stopped): its keys are gone with it, as in a lock.
+            if let state = shared.withLock({ $0.state }) {
+                deliver(ProtectedDataEvent.missed(from: state, to: .beforeFirstUnlock), state: .beforeFirstUnlock)
+            }
             _ = wake.wait(timeout: .now() + retry / .seconds(1))
             retry = min(retry * 2, Self.longestRetry)
         }

@@ -17,7 +17,7 @@ import ProtfsSystem
 ///
 /// Everything else behaves as `FileManager`'s. Asking for a class outside a protfs mount
 /// throws `DataProtectionError.notOnProtfs` unless `outsideProtfs` is `.ignore`.
-open class ProtectedFileManager: FileManager, @unchecked Sendable {
+open class ProtectedFileManager: Foundation.FileManager, @unchecked Sendable {
     private static let shared = ProtectedFileManager()
 
     /// The shared protected file manager, as `FileManager.default` is the shared one.
@@ -51,6 +51,7 @@ open class ProtectedFileManager: FileManager, @unchecked Sendable {
     /// Creates a file whose class, when `.protectionKey` asks for one, is in force before
     /// its first byte: the contents go to a classed temporary file renamed into place.
     /// False on failure, as `FileManager`'s.
+    @discardableResult
     open override func createFile(atPath path: String, contents data: Data?, attributes: [FileAttributeKey: Any]? = nil) -> Bool {
         var others = attributes ?? [:]
         guard let protection = others.removeValue(forKey: .protectionKey) else {

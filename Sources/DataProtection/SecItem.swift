@@ -13,23 +13,24 @@ import ProtfsDomain
 /// let status = SecItemAdd(query as CFDictionary, nil)
 /// ```
 ///
-/// The item belongs to the calling user. protfs requires `kSecAttrService` (non-empty);
-/// `kSecAttrAccount` defaults to empty, `kSecAttrAccessible` to
-/// `kSecAttrAccessibleWhenUnlocked`. With `kSecReturnData` or `kSecReturnAttributes`,
-/// `result` gets what `SecItemCopyMatching` would return for the new item.
+/// The item belongs to the calling user. `kSecAttrService` and `kSecAttrAccount` default to
+/// empty, `kSecAttrAccessible` to `kSecAttrAccessibleWhenUnlocked`. With `kSecReturnData`,
+/// `kSecReturnAttributes` or `kSecReturnPersistentRef`, `result` gets what
+/// `SecItemCopyMatching` would return for the new item.
 ///
 /// - Returns: `errSecSuccess`, `errSecDuplicateItem`, `errSecInteractionNotAllowed` (the
-///   item's class key is not available now), `errSecParam` or `errSecNotAvailable`.
+///   item's class key is not available now), `errSecParam` (a secret over 64 KiB, an
+///   attribute too long), `errSecUnimplemented`, `errSecAuthFailed` or `errSecNotAvailable`.
 @discardableResult
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let query = try KeychainQuery(attributes, for: .add)
-        let item = try query.newItem()
+        let item = query.newItem()
         let vault = try KeychainVault.find()
         try vault.add(item, secret: query.secret ?? Data())
-        guard let result, query.returnData || query.returnAttributes else { return }
+        guard let result, query.returnsSomething else { return }
         var found = query
-        found.matchAll = false
+        found.limit = 1
         result.pointee = try Keychain.copy(found, from: [item], in: vault)
     }
 }
@@ -45,9 +46,10 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 /// let token = result as? Data
 /// ```
 ///
-/// `result` is `Data` for `kSecReturnData`, a `[String: Any]` dictionary for
-/// `kSecReturnAttributes` (with `kSecValueData` when both are asked), an array of those
-/// with `kSecMatchLimitAll`, and nil when nothing is to be returned. The data is the
+/// `result` is `Data` for `kSecReturnData` (or `kSecReturnPersistentRef`) alone, else a
+/// `[String: Any]` dictionary of what was asked (attributes, `kSecValueData`,
+/// `kSecValuePersistentRef`), an array of those with `kSecMatchLimitAll` or a limit above 1,
+/// and nil when nothing is to be returned. The data is the
 /// caller's; the library keeps no copy.
 ///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed` (a
@@ -66,20 +68,31 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 
 /// Changes every matching item of the caller, as `SecItemUpdate` does on iOS.
 /// `attributesToUpdate` may change `kSecAttrLabel`, `kSecAttrDescription`,
-/// `kSecAttrComment`, `kSecAttrGeneric`, `kSecAttrAccessible` and `kSecValueData`; protfs
-/// cannot rename an item (a new service or account is `errSecParam`: delete and add).
+/// `kSecAttrComment`, `kSecAttrGeneric`, `kSecAttrAccessible` and `kSecValueData`, and
+/// rename an item (`kSecAttrService`, `kSecAttrAccount`) unless that makes a duplicate
+/// (`errSecDuplicateItem`). A rename adds the renamed item before it deletes the old one, so
+/// it needs the item's secret (its class key available now).
 ///
-/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecInteractionNotAllowed` (a new
-///   secret or accessibility while a class key it needs is not available), `errSecParam` or
-///   `errSecNotAvailable`.
+/// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecDuplicateItem`,
+///   `errSecInteractionNotAllowed` (a new secret or accessibility, or a rename, while a class
+///   key it needs is not available), `errSecParam` or `errSecNotAvailable`.
 @discardableResult
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .match)
         let update = try KeychainQuery(attributesToUpdate, for: .changes)
+        // An internet password's service is its server, protocol, port, path and so on.
+        if parsed.internet != nil && update.service != nil { throw .param }
         let vault = try KeychainVault.find()
-        for item in try Keychain.matching(parsed, in: vault) {
-            try vault.update(item, changes: update.changes, secret: update.secret)
+        let found = try Keychain.matching(parsed, in: vault)
+        // Renaming several items to one name makes duplicates: refused before any change.
+        if found.count > 1 && found.contains(where: update.renames) { throw .duplicate }
+        for item in found {
+            if update.renames(item) {
+                try vault.rename(item, to: update, secret: update.secret)
+            } else {
+                try vault.update(item, changes: update.changes, secret: update.secret)
+            }
         }
     }
 }
@@ -115,41 +128,52 @@ enum Keychain {
     static func matching(_ query: KeychainQuery, in vault: KeychainVault) throws(KeychainStatus) -> [ItemAttributes] {
         let found = try vault.list(service: query.service).filter(query.matches)
         guard !found.isEmpty else { throw .itemNotFound }
-        return query.matchAll ? found : [found[0]]
+        return Array(found.prefix(query.limit))
     }
 
     /// The result `SecItemCopyMatching` gives for `items`, nil when the query returns nothing.
     static func copy(_ query: KeychainQuery, from items: [ItemAttributes], in vault: KeychainVault) throws(KeychainStatus) -> CFTypeRef? {
-        guard query.returnData || query.returnAttributes else { return nil }
+        guard query.returnsSomething else { return nil }
         var values: [Any] = []
         for item in items {
             let secret = query.returnData ? try vault.secret(of: item) : nil
-            if query.returnAttributes {
-                var attributes = attributeDictionary(item)
+            let reference = query.returnPersistentRef ? PersistentReference(service: item.service, account: item.account).data : nil
+            if query.returnAttributes || (secret != nil && reference != nil) {
+                var attributes = query.returnAttributes ? attributeDictionary(item) : [:]
                 attributes[kSecValueData] = secret
+                attributes[kSecValuePersistentRef] = reference
                 values.append(NSDictionary(dictionary: attributes))
             } else if let secret {
                 values.append(secret)
+            } else if let reference {
+                values.append(reference)
             }
         }
-        return query.matchAll ? NSArray(array: values) : values.first as CFTypeRef?
+        return query.limit == 1 ? values.first as CFTypeRef? : NSArray(array: values)
     }
 
     /// An item's attributes as iOS returns them (empty texts and bytes left out).
     static func attributeDictionary(_ item: ItemAttributes) -> [String: Any] {
         var attributes: [String: Any] = [
             kSecClass: kSecClassGenericPassword,
-            kSecAttrService: item.service,
             kSecAttrAccount: item.account,
             kSecAttrAccessible: item.accessibility.constant,
             kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
             kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(item.modified)),
+            kSecAttrSynchronizable: false,
         ]
         for (key, text) in [(kSecAttrLabel, item.label), (kSecAttrDescription, item.description), (kSecAttrComment, item.comment)]
         where !text.isEmpty {
             attributes[key] = text
         }
         if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
+        if AccountType.isData(item) { attributes[kSecAttrAccount] = Data(item.account.utf8) }
+        if let password = InternetPassword(item) {
+            attributes[kSecClass] = kSecClassInternetPassword
+            attributes.merge(password.attributeDictionary) { $1 }
+        } else {
+            attributes[kSecAttrService] = item.service
+        }
         return attributes
     }
 }

@@ -21,27 +21,23 @@ public let kCFBooleanTrue: CFBoolean! = true
 /// Apple's `kCFBooleanFalse`.
 public let kCFBooleanFalse: CFBoolean! = false
 
-/// No error.
-public let errSecSuccess: OSStatus = 0
-/// A parameter was missing or not valid: an unknown key or class, a missing service.
-public let errSecParam: OSStatus = -50
-/// No protfs keychain vault: `PROTFS_KEYCHAIN` names none, and there is not exactly one
-/// protfs mount, or its daemon does not answer.
-public let errSecNotAvailable: OSStatus = -25291
-/// An item with this service and account exists.
-public let errSecDuplicateItem: OSStatus = -25299
-/// No item matches the query.
-public let errSecItemNotFound: OSStatus = -25300
-/// The lock state forbids it now: the item's class key is not available.
-public let errSecInteractionNotAllowed: OSStatus = -25308
-
-/// The item's class; only `kSecClassGenericPassword` exists on protfs.
+/// The item's class: generic and internet passwords are kept on protfs; keys, certificates
+/// and identities are `errSecUnimplemented`.
 public let kSecClass: CFString = "class"
 /// A generic password: a secret with a service and an account.
 public let kSecClassGenericPassword: CFString = "genp"
-/// The service (with the account, unique per user); required by protfs when adding.
+/// An internet password: unique by account, server, protocol, port, path, authentication
+/// type and security domain, as on iOS.
+public let kSecClassInternetPassword: CFString = "inet"
+/// A cryptographic key: `errSecUnimplemented` on protfs.
+public let kSecClassKey: CFString = "keys"
+/// A certificate: `errSecUnimplemented` on protfs.
+public let kSecClassCertificate: CFString = "cert"
+/// A certificate with its private key: `errSecUnimplemented` on protfs.
+public let kSecClassIdentity: CFString = "idnt"
+/// The service (with the account, unique per user); empty when an added item names none.
 public let kSecAttrService: CFString = "svce"
-/// The account.
+/// The account (a `String`, or its UTF-8 bytes as `Data`).
 public let kSecAttrAccount: CFString = "acct"
 /// A label for people.
 public let kSecAttrLabel: CFString = "labl"
@@ -85,3 +81,48 @@ public let kSecMatchLimit: CFString = "m_Limit"
 public let kSecMatchLimitOne: CFString = "m_LimitOne"
 /// Return every match, as an array.
 public let kSecMatchLimitAll: CFString = "m_LimitAll"
+/// Return a reference that finds the item again as `kSecValuePersistentRef` (`Data`).
+public let kSecReturnPersistentRef: CFString = "r_PersistentRef"
+/// A reference from `kSecReturnPersistentRef`: matches that one item.
+public let kSecValuePersistentRef: CFString = "v_PersistentRef"
+/// Whether the item synchronizes through iCloud: nothing synchronizes on protfs, so `false`
+/// and `kSecAttrSynchronizableAny` match every item, `true` in a search matches none, and
+/// `true` for a new item is `errSecUnimplemented`.
+public let kSecAttrSynchronizable: CFString = "sync"
+/// Synchronizing or not, in a search.
+public let kSecAttrSynchronizableAny: CFString = "syna"
+/// The access group: accepted and not kept. On Linux every program of a user shares that
+/// user's items (there are no entitlements), as if all were in one group.
+public let kSecAttrAccessGroup: CFString = "agrp"
+/// A `SecAccessControl` from `SecAccessControlCreateWithFlags`, instead of
+/// `kSecAttrAccessible`.
+public let kSecAttrAccessControl: CFString = "accc"
+/// Whether the Security framework may prompt: protfs never prompts, so every value behaves
+/// as `kSecUseAuthenticationUIFail`.
+public let kSecUseAuthenticationUI: CFString = "u_AuthUI"
+/// Prompt when needed.
+public let kSecUseAuthenticationUIAllow: CFString = "u_AuthUIA"
+/// Fail where a prompt would be needed.
+public let kSecUseAuthenticationUIFail: CFString = "u_AuthUIF"
+/// Skip items that would need a prompt.
+public let kSecUseAuthenticationUISkip: CFString = "u_AuthUIS"
+/// The text of a prompt: accepted, never shown (protfs never prompts).
+public let kSecUseOperationPrompt: CFString = "u_OpPrompt"
+/// macOS's choice of the data protection keychain; the protfs keychain is one, so accepted.
+public let kSecUseDataProtectionKeychain: CFString = "nleg"
+/// An internet password's server.
+public let kSecAttrServer: CFString = "srvr"
+/// An internet password's protocol (`kSecAttrProtocolHTTPS`, ...).
+public let kSecAttrProtocol: CFString = "ptcl"
+/// An internet password's port (a number).
+public let kSecAttrPort: CFString = "port"
+/// An internet password's path.
+public let kSecAttrPath: CFString = "path"
+/// An internet password's authentication type.
+public let kSecAttrAuthenticationType: CFString = "atyp"
+/// An internet password's security domain.
+public let kSecAttrSecurityDomain: CFString = "sdmn"
+/// HTTPS, as a value of `kSecAttrProtocol`.
+public let kSecAttrProtocolHTTPS: CFString = "htps"
+/// HTTP, as a value of `kSecAttrProtocol`.
+public let kSecAttrProtocolHTTP: CFString = "http"

@@ -52,10 +52,14 @@ public enum ControlWire {
     public static func write(_ request: ControlRequest, secrets: [SecureBuffer], to sink: inout some ControlByteSink) throws(ControlWireError) {
         let lengths = request.secretLengths
         precondition(secrets.count == lengths.count, "a \(request) request carries \(lengths.count) secrets")
+        // Checked before the first byte goes out, so that a secret too long for the wire (a
+        // caller's input) is an error and the peer never sees half a message.
+        for (secret, allowed) in zip(secrets, lengths) where !allowed.contains(secret.count) {
+            throw .lengthOutOfRange(field: "secret", length: UInt32(clamping: secret.count), range: allowed)
+        }
         try send(magic, to: &sink)
         try send(frame(try json(request)), to: &sink)
-        for (secret, allowed) in zip(secrets, lengths) {
-            precondition(allowed.contains(secret.count))
+        for secret in secrets {
             try send(secret, to: &sink)
         }
     }

@@ -83,7 +83,6 @@ public enum ItemLimits {
     /// What is wrong with attributes as given, or nil.
     public static func problem(service: String, account: String, label: String?, description: String?, comment: String?,
                                generic: [UInt8]?) -> String? {
-        guard !service.isEmpty else { return "the service must not be empty" }
         let texts = [("service", service), ("account", account), ("label", label ?? ""),
                      ("description", description ?? ""), ("comment", comment ?? "")]
         for (name, text) in texts where text.utf8.count > maximumTextLength {

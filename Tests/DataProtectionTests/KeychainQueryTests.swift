@@ -18,10 +18,10 @@ import Testing
                                     kSecValueData as String: token,
                                     kSecReturnData as String: kCFBooleanTrue!]
         let parsed = try KeychainQuery(query as CFDictionary, for: .add)
-        #expect(try parsed.newItem() == ItemAttributes(service: "api.example.com", account: "alice", label: "label",
+        #expect(parsed.newItem() == ItemAttributes(service: "api.example.com", account: "alice", label: "label",
                                                        generic: [1, 2], accessibility: .afterFirstUnlockThisDeviceOnly))
         #expect(parsed.secret == token)
-        #expect(parsed.returnData && !parsed.returnAttributes && !parsed.matchAll)
+        #expect(parsed.returnData && !parsed.returnAttributes && parsed.limit == 1)
     }
 
     @Test func everyAccessibleConstantIsApplesAndMapsToItsAccessibility() {
@@ -43,7 +43,7 @@ import Testing
         let query = [kSecClass: kSecClassGenericPassword, kSecMatchLimit: kSecMatchLimitAll,
                      kSecReturnAttributes: NSNumber(value: true)] as [String: Any]
         let parsed = try KeychainQuery(NSDictionary(dictionary: query), for: .search)
-        #expect(parsed.matchAll && parsed.returnAttributes && !parsed.returnData)
+        #expect(parsed.limit == .max && parsed.returnAttributes && !parsed.returnData)
         let item = ItemAttributes(service: "s", account: "a", label: "l")
         #expect(parsed.matches(item))
         #expect(try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrLabel: "l"] as CFDictionary, for: .match).matches(item))
@@ -53,24 +53,27 @@ import Testing
     @Test func whatCannotBeHonouredIsErrSecParam() {
         let refused: [([String: Any], KeychainQuery.Use)] = [
             ([kSecAttrService: "s"], .search),                                                  // no class
-            ([kSecClass: "inet", kSecAttrService: "s"], .search),                                                // another class
-            ([kSecClass: kSecClassGenericPassword, "sync": true], .search),                                      // unknown key
+            ([kSecClass: "nonsense", kSecAttrService: "s"], .search),                                            // unknown class
+            ([kSecClass: kSecClassGenericPassword, "nonsense": true], .search),                                  // unknown key
+            ([kSecClass: kSecClassGenericPassword, kSecAttrServer: "example.com"], .search),                    // internet attribute
+            ([kSecClass: kSecClassGenericPassword, kSecMatchLimit: 0], .search),                                // no item
+            ([kSecClass: kSecClassGenericPassword, kSecAttrAccount: Data([0xFF])], .match),                     // not UTF-8
+            ([kSecClass: kSecClassGenericPassword, kSecAttrAccessible: kSecAttrAccessibleAlways,
+              kSecAttrAccessControl: SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleAlways, [], nil)!], .add),  // both
             ([kSecClass: kSecClassGenericPassword, kSecValueData: Data()], .search),                             // data in a search
             ([kSecClass: kSecClassGenericPassword, kSecMatchLimit: "m_LimitTwo"], .search),                     // unknown limit
             ([kSecClass: kSecClassGenericPassword, kSecAttrAccessible: "whenUnlocked"], .match),                // not Apple's constant
             ([kSecClass: kSecClassGenericPassword, kSecAttrService: 7], .match),                                // wrong type
             ([kSecClass: kSecClassGenericPassword, kSecReturnData: true], .match),                              // return in a delete
-            ([kSecAttrAccount: "renamed"], .changes),                                                           // a rename
         ]
         for (query, use) in refused {
             #expect(throws: KeychainStatus(status: errSecParam), "\(query)") { try KeychainQuery(query as CFDictionary, for: use) }
         }
     }
 
-    @Test func addNeedsAService() throws {
-        #expect(throws: KeychainStatus.param) {
-            try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "a"] as CFDictionary, for: .add).newItem()
-        }
+    @Test func addWithoutAServiceHasTheEmptyServiceAsOnIOS() throws {
+        let query = try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: Data("a".utf8)] as CFDictionary, for: .add)
+        #expect(query.newItem().service == "" && query.newItem().account == "a")
     }
 
     @Test func statusesAreApplesValues() {
@@ -88,7 +91,7 @@ import Testing
         let item = ItemAttributes(service: "s", account: "a", comment: "c", generic: [9], accessibility: .always, created: 10, modified: 20)
         let attributes = Keychain.attributeDictionary(item)
         #expect(Set(attributes.keys) == [kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrAccessible, kSecAttrCreationDate,
-                                         kSecAttrModificationDate, kSecAttrComment, kSecAttrGeneric])
+                                         kSecAttrModificationDate, kSecAttrComment, kSecAttrGeneric, kSecAttrSynchronizable])
         #expect(attributes[kSecAttrAccessible] as? String == kSecAttrAccessibleAlways)
         #expect(attributes[kSecAttrGeneric] as? Data == Data([9]))
         #expect(attributes[kSecAttrModificationDate] as? Date == Date(timeIntervalSince1970: 20))
@@ -97,11 +100,18 @@ import Testing
 
 /// Which vault `SecItem*` talk to (README.md).
 @Suite struct KeychainVaultChoiceTests {
-    @Test func theNamedMountElseTheOnlyOneElseNone() {
-        #expect(KeychainVault.mountpoint(named: "/srv/keys", mounts: ["/srv/vault"]) == "/srv/keys")
-        #expect(KeychainVault.mountpoint(named: nil, mounts: ["/srv/vault"]) == "/srv/vault")
-        #expect(KeychainVault.mountpoint(named: "", mounts: ["/srv/vault", "/srv/vault"]) == "/srv/vault")
-        #expect(KeychainVault.mountpoint(named: nil, mounts: ["/srv/vault", "/srv/other"]) == nil)
-        #expect(KeychainVault.mountpoint(named: nil, mounts: []) == nil)
+    @Test func theMountHoldingTheNamedPathElseTheOnlyOneElseWhyNone() {
+        let holding: (String) -> String? = { path in path.hasPrefix("/srv/keys") ? "/srv/keys" : nil }
+        #expect(KeychainVault.choice(named: "/srv/keys", mounts: ["/srv/vault"], holding: holding) == .found("/srv/keys"))
+        #expect(KeychainVault.choice(named: "/srv/keys/app/data", mounts: [], holding: holding) == .found("/srv/keys"))
+        #expect(KeychainVault.choice(named: nil, mounts: ["/srv/vault"], holding: holding) == .found("/srv/vault"))
+        #expect(KeychainVault.choice(named: "", mounts: ["/srv/vault", "/srv/vault"], holding: holding) == .found("/srv/vault"))
+        #expect(KeychainVault.choice(named: nil, mounts: ["/srv/vault", "/srv/other"], holding: holding) == .none(
+            "there are 2 protfs mounts (/srv/other, /srv/vault) and PROTFS_KEYCHAIN is not set; "
+                + "set it (or ProtfsKeychain.mountpoint) to the keychain vault's mount point"))
+        #expect(KeychainVault.choice(named: nil, mounts: [], holding: holding)
+                == .none("there is no protfs mount on this machine, and PROTFS_KEYCHAIN is not set"))
+        #expect(KeychainVault.choice(named: "/tmp/x", mounts: ["/srv/vault"], holding: holding)
+                == .none("PROTFS_KEYCHAIN (or ProtfsKeychain.mountpoint) names /tmp/x, which is on no protfs mount"))
     }
 }

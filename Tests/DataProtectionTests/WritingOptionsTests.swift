@@ -1,4 +1,5 @@
 import Foundation
+import ProtfsDomain
 import Testing
 @testable import DataProtection
 
@@ -30,6 +31,13 @@ import Testing
             #expect(try FileProtectionType(protectionClass(ofAttribute: type.rawValue)).rawValue == type.rawValue)
         }
         #expect(throws: DataProtectionError.unknownProtection("complete")) { try protectionClass(ofAttribute: "complete") }
+        // The message lists only what is accepted: each name it gives is one.
+        let message = DataProtectionError.unknownProtection("complete").description
+        #expect(!message.contains("(complete,"))
+        for name in ProtectionClass.allCases.map(\.appleName) {
+            #expect(message.contains(name))
+            #expect(try protectionClass(ofAttribute: name).appleName == name)
+        }
         #expect(throws: DataProtectionError.self) { try protectionClass(ofAttribute: 1) }
     }
 

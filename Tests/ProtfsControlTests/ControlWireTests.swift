@@ -75,6 +75,14 @@ import ProtfsCore
         #expect(try ControlWire.readReply(from: &source) == nil)
     }
 
+    @Test func aSecretTooLongForTheWireIsAnErrorAndNothingIsSent() {
+        var sink = MemorySink()
+        let tooLong = secret([UInt8](repeating: 0, count: ItemLimits.maximumSecretLength + 1))
+        let request = ControlRequest.item(ItemRequest(uid: nil, .add(ItemAttributes(service: "s", account: "a"))))
+        #expect(throws: ControlWireError.self) { try ControlWire.write(request, secrets: [tooLong], to: &sink) }
+        #expect(sink.bytes.isEmpty)
+    }
+
     @Test func aStreamThatEndsInsideAMessageIsTruncated() throws {
         let whole = try encodedRequest(.changePasscode, secrets: [[1, 2], [3]])
         for length in 1..<whole.count {

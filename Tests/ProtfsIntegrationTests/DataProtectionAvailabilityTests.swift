@@ -65,11 +65,12 @@ struct DataProtectionAvailabilityTests {
         #expect(await notified.waitFor(3) == cycle)
         #expect(await sequenced.waitFor(3) == ["willBecomeUnavailable", "didBecomeUnavailable", "didBecomeAvailable"])
 
-        // A restarted daemon starts before first unlock: the monitor reconnects and reports
-        // what happened meanwhile, then follows the new daemon.
+        // An unmount takes the keys away: posted as a lock, before any new daemon. A restarted
+        // daemon starts before first unlock: the monitor reconnects and follows it.
         try vault.unmount()
-        try vault.mount(passcode: false, options: ["grace=1"])
         #expect(await notified.waitFor(5) == cycle + cycle.prefix(2))
+        #expect(!monitor.isProtectedDataAvailable)
+        try vault.mount(passcode: false, options: ["grace=1"])
         try vault.unlock()
         #expect(await notified.waitFor(6) == cycle + cycle)
         try vault.lock(now: true)

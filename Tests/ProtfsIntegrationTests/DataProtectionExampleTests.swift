@@ -6,11 +6,9 @@ import Testing
 @Suite("DataProtection: the example program")
 struct DataProtectionExampleTests {
     @Test func theExampleRunsAcrossALock() throws {
-        let vault = try TestVault(protectionClass: "none")
-        try vault.mount(options: ["grace=1"])
+        let vault = try TestVault.mountedForExamples()
         defer { try? vault.unmount() }
-        let example = try LineStream("/usr/bin/env", ["PROTFS_KEYCHAIN=\(vault.mountpoint)",
-                                                      CommandRunner.builtExecutable("DataProtectionExample"), vault.path("app")])
+        let example = try vault.startExample("DataProtectionExample")
         defer { example.stop() }
         #expect(example.waitForLines(4, seconds: 30) == [
             "notes.txt: NSFileProtectionComplete", "SecItemAdd: 0", "SecItemCopyMatching: 0, token s3cr3t-token",

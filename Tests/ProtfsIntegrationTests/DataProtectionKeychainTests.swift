@@ -69,7 +69,6 @@ struct DataProtectionKeychainTests {
             #expect(SecItemUpdate(Self.query("alice") as CFDictionary, change as CFDictionary) == errSecSuccess)
             #expect(Self.secret("alice") == (errSecSuccess, Data("token-3".utf8)))
             #expect(SecItemUpdate(Self.query("carol") as CFDictionary, change as CFDictionary) == errSecItemNotFound)
-            #expect(SecItemUpdate(Self.query("alice") as CFDictionary, [kSecAttrAccount as String: "x"] as CFDictionary) == errSecParam)
             #expect(SecItemAdd([kSecAttrService as String: "no class"] as CFDictionary, nil) == errSecParam)
 
             #expect(SecItemDelete(Self.query("alice") as CFDictionary) == errSecSuccess)
@@ -130,6 +129,52 @@ struct DataProtectionKeychainTests {
                     == errSecSuccess)
             #expect(SecItemDelete(Self.query("more") as CFDictionary) == errSecSuccess)
         }
+    }
+
+    /// Queries shaped as iOS accepts them, and what used to trap or say "not available".
+    @Test func iOSShapedQueriesOnAMount() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        try FileManager.default.createDirectory(atPath: vault.path("app/data"), withIntermediateDirectories: true)
+        // A path inside the mount names it, as its mount point does.
+        Self.withKeychain(vault.path("app/data")) {
+            let bare: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: Data("me".utf8)]
+            #expect(SecItemAdd(bare.merging([kSecValueData as String: Data("t".utf8)]) { $1 } as CFDictionary, nil) == errSecSuccess)
+            var result: CFTypeRef?
+            let found = bare.merging([kSecReturnAttributes as String: true, kSecReturnPersistentRef as String: true,
+                                      kSecMatchLimit as String: 1]) { $1 }
+            #expect(SecItemCopyMatching(found as CFDictionary, &result) == errSecSuccess)
+            let attributes = result as? [String: Any]
+            #expect(attributes?[kSecAttrService as String] as? String == "")
+            #expect(attributes?[kSecAttrAccount as String] as? Data == Data("me".utf8), "returned as it was given")
+            let reference = try? #require(attributes?[kSecValuePersistentRef as String] as? Data)
+
+            // A rename keeps the secret; a rename onto another item is a duplicate.
+            #expect(Self.add("bob", "b", kSecAttrAccessibleWhenUnlocked) == errSecSuccess)
+            #expect(SecItemUpdate(bare as CFDictionary, [kSecAttrAccount as String: "you"] as CFDictionary) == errSecSuccess)
+            #expect(SecItemCopyMatching(bare as CFDictionary, nil) == errSecItemNotFound)
+            var secret: CFTypeRef?
+            let renamed: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrAccount as String: "you",
+                                          kSecReturnData as String: true]
+            #expect(SecItemCopyMatching(renamed as CFDictionary, &secret) == errSecSuccess)
+            #expect(secret as? Data == Data("t".utf8))
+            #expect(SecItemUpdate(Self.query("bob") as CFDictionary,
+                                  [kSecAttrService as String: "", kSecAttrAccount as String: "you"] as CFDictionary)
+                    == errSecDuplicateItem)
+            #expect(Self.secret("bob") == (errSecSuccess, Data("b".utf8)))
+            // The old persistent reference named the old account.
+            if let reference {
+                #expect(SecItemCopyMatching([kSecClass as String: kSecClassGenericPassword,
+                                             kSecValuePersistentRef as String: reference] as CFDictionary, nil) == errSecItemNotFound)
+            }
+
+            // Too big is errSecParam, and the program lives on.
+            let huge = Self.query("big", [kSecValueData as String: Data(count: 65_537)])
+            #expect(SecItemAdd(huge as CFDictionary, nil) == errSecParam)
+            #expect(SecItemAdd(Self.query(String(repeating: "a", count: 70_000)) as CFDictionary, nil) == errSecParam)
+        }
+        #expect(try ProtectedData.isProtectedDataAvailable(mountpoint: vault.path("app/data")))
     }
 
     @Test func withoutAKeychainVaultEveryCallIsNotAvailable() throws {

@@ -1,0 +1,108 @@
+import Foundation
+import ProtfsDomain
+
+/// What names an internet password, after Apple's uniqueness rule: its account with its
+/// server, protocol, port, path, authentication type and security domain. protfs names an
+/// item by its service and account, so the other six are folded into the service (a prefix no
+/// person types, then a JSON array), and kept as lookup attributes too, where searches and
+/// the returned attributes find them.
+struct InternetPassword: Equatable {
+    var server = ""
+    var `protocol` = ""
+    var port = 0
+    var path = ""
+    var authenticationType = ""
+    var securityDomain = ""
+
+    /// The lookup attribute that marks an internet password, and its value.
+    static let classAttribute = "protfs:class"
+    static let classValue = kSecClassInternetPassword
+    private static let servicePrefix = "\u{1}inet "
+
+    /// The item's service: unique for each combination of the six.
+    var service: String {
+        let fields = [server, `protocol`, String(port), path, authenticationType, securityDomain]
+        let json = (try? JSONEncoder().encode(fields)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return Self.servicePrefix + json
+    }
+
+    /// The lookup attributes kept with the item, by Apple's keys.
+    var lookupAttributes: [String: String] {
+        [Self.classAttribute: Self.classValue, kSecAttrServer: server, kSecAttrProtocol: `protocol`, kSecAttrPort: String(port),
+         kSecAttrPath: path, kSecAttrAuthenticationType: authenticationType, kSecAttrSecurityDomain: securityDomain]
+    }
+
+    /// The internet password an item holds; nil for a generic password.
+    init?(_ item: ItemAttributes) {
+        let map = item.lookupAttributes
+        guard map[Self.classAttribute] == Self.classValue else { return nil }
+        server = map[kSecAttrServer] ?? ""
+        `protocol` = map[kSecAttrProtocol] ?? ""
+        port = map[kSecAttrPort].flatMap { Int($0) } ?? 0
+        path = map[kSecAttrPath] ?? ""
+        authenticationType = map[kSecAttrAuthenticationType] ?? ""
+        securityDomain = map[kSecAttrSecurityDomain] ?? ""
+    }
+
+    init() {}
+
+    /// The attributes iOS returns for it, besides those every item has.
+    var attributeDictionary: [String: Any] {
+        var attributes: [String: Any] = [kSecAttrServer: server, kSecAttrPort: port]
+        for (key, value) in [(kSecAttrProtocol, `protocol`), (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
+                             (kSecAttrSecurityDomain, securityDomain)] where !value.isEmpty {
+            attributes[key] = value
+        }
+        return attributes
+    }
+}
+
+/// The internet password attributes a query names; nil for each it does not.
+struct InternetPasswordQuery: Equatable {
+    var server: String?
+    var `protocol`: String?
+    var port: Int?
+    var path: String?
+    var authenticationType: String?
+    var securityDomain: String?
+
+    /// Reads one of the six; false for another key.
+    mutating func read(_ key: String, _ value: Any) throws(KeychainStatus) -> Bool {
+        switch key {
+        case kSecAttrServer: server = try Self.string(value)
+        case kSecAttrProtocol: `protocol` = try Self.string(value)
+        case kSecAttrPort:
+            guard let number = value as? NSNumber, number.intValue >= 0, number.intValue <= 65_535 else { throw .param }
+            port = number.intValue
+        case kSecAttrPath: path = try Self.string(value)
+        case kSecAttrAuthenticationType: authenticationType = try Self.string(value)
+        case kSecAttrSecurityDomain: securityDomain = try Self.string(value)
+        default: return false
+        }
+        return true
+    }
+
+    /// The internet password `SecItemAdd` creates: what is not given is empty (port 0).
+    var newPassword: InternetPassword {
+        var password = InternetPassword()
+        password.server = server ?? ""
+        password.protocol = `protocol` ?? ""
+        password.port = port ?? 0
+        password.path = path ?? ""
+        password.authenticationType = authenticationType ?? ""
+        password.securityDomain = securityDomain ?? ""
+        return password
+    }
+
+    func matches(_ password: InternetPassword) -> Bool {
+        (server.map { $0 == password.server } ?? true) && (`protocol`.map { $0 == password.protocol } ?? true)
+            && (port.map { $0 == password.port } ?? true) && (path.map { $0 == password.path } ?? true)
+            && (authenticationType.map { $0 == password.authenticationType } ?? true)
+            && (securityDomain.map { $0 == password.securityDomain } ?? true)
+    }
+
+    private static func string(_ value: Any) throws(KeychainStatus) -> String {
+        guard let string = value as? String else { throw .param }
+        return string
+    }
+}
