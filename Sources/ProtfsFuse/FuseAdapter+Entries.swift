@@ -8,8 +8,9 @@ extension FuseAdapter {
     func lookup(_ req: fuse_req_t, _ parent: fuse_ino_t, _ name: UnsafePointer<CChar>) {
         respond(req) { () throws(Errno) in
             let child: BackingNode
+            let attributes: stat
             do throws(Errno) {
-                child = try fileSystem.lookup(Self.name(name), in: node(parent))
+                (child, attributes) = try fileSystem.lookupWithAttributes(Self.name(name), in: node(parent))
             } catch .noEntry {
                 // A negative entry the kernel may cache: every create goes through here.
                 var negative = fuse_entry_param()
@@ -18,7 +19,7 @@ extension FuseAdapter {
                 return
             }
             listingAdvisor.lookedUp(directory: child.isDirectory, in: parent, by: Self.caller(req).pid)
-            try replyEntry(req, child)
+            try replyEntry(req, child, attributes: attributes)
         }
     }
 

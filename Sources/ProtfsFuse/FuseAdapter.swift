@@ -161,8 +161,11 @@ public final class FuseAdapter: Sendable {
         }
     }
 
-    func replyEntry(_ req: fuse_req_t, _ node: BackingNode) throws(Errno) {
-        let attributes = try fileSystem.attributes(of: node)
+    /// Replies with `node`'s entry; `attributes`, when the caller has them already, spare
+    /// an `fstat`.
+    func replyEntry(_ req: fuse_req_t, _ node: BackingNode, attributes known: stat? = nil) throws(Errno) {
+        let attributes: stat
+        if let known { attributes = known } else { attributes = try fileSystem.attributes(of: node) }
         let id = try remember(node, for: Self.caller(req).uid)
         var entry = fuse_entry_param()
         entry.ino = id

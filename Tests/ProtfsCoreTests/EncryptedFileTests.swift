@@ -39,6 +39,25 @@ import ProtfsSystem
         #expect(try again.read(count: 10, at: Int64(size) + 5000) == [])
     }
 
+    @Test("a read returning the backing status reads what read does and reports that file's status")
+    func readReturningStatus() throws {
+        var generator = SeededGenerator(seed: 7)
+        let data = randomBytes(10_000, using: &generator)
+        let file = try create()
+        try file.write(data, at: 0)
+        for (offset, count) in [(0, 4096), (4000, 4096), (9_999, 100), (10_000, 10), (20_000, 10)] {
+            // Taken just before: the read's own pread may move the access time after its fstat.
+            let backing = try directory.backingStatus("f")
+            var buffer = [UInt8](repeating: 0, count: count)
+            let (read, status) = try buffer.withUnsafeMutableBytes { b in try file.readReturningStatus(into: b, at: Int64(offset)) }
+            #expect(status.st_ino == backing.st_ino && status.st_size == backing.st_size)
+            #expect(status.st_atim.tv_sec == backing.st_atim.tv_sec && status.st_atim.tv_nsec == backing.st_atim.tv_nsec)
+            #expect(status.st_mtim.tv_sec == backing.st_mtim.tv_sec && status.st_mtim.tv_nsec == backing.st_mtim.tv_nsec)
+            #expect(Array(buffer[0..<read]) == (try file.read(count: count, at: Int64(offset))))
+            #expect(read == max(0, min(count, data.count - offset)))
+        }
+    }
+
     @Test func newFileIsJustAHeader() throws {
         let file = try create("empty", .none)
         #expect(try file.size() == 0)

@@ -52,6 +52,24 @@ struct VaultFileSystemTests {
         #expect(try vault.extendedAttributeNames(of: "l").isEmpty)
     }
 
+    @Test("a lookup's attributes are those a separate attributes call gives, for every kind of entry")
+    func lookupAttributes() throws {
+        let vault = try VaultHarness()
+        try vault.createFile("f", contents: Array(repeating: 7, count: 5000))
+        try vault.makeDirectory("d")
+        try vault.makeSymlink("l", target: "a target of some length")
+        let fs = vault.fileSystem
+        for name in ["f", "d", "l"] {
+            let (node, attributes) = try fs.lookupWithAttributes(Array(name.utf8), in: fs.root)
+            let separate = try fs.attributes(of: node)
+            #expect(attributes.st_ino == separate.st_ino && attributes.st_mode == separate.st_mode, "\(name)")
+            #expect(attributes.st_size == separate.st_size && attributes.st_nlink == separate.st_nlink, "\(name)")
+            #expect(attributes.st_uid == separate.st_uid && attributes.st_gid == separate.st_gid, "\(name)")
+        }
+        #expect(try fs.lookupWithAttributes(Array("f".utf8), in: fs.root).attributes.st_size == 5000)
+        #expect(throws: Errno.noEntry) { try fs.lookupWithAttributes(Array("missing".utf8), in: fs.root) }
+    }
+
     @Test("while locked, none -> completeUnlessOpen works; none <-> complete does not; directories change in every state")
     func reclassWhileLocked() throws {
         let vault = try VaultHarness(rootClass: .none)

@@ -71,7 +71,10 @@ public final class EncryptedFile: Sendable {
 
     /// The plaintext size, or `EIO` when the backing size is one no protfs file can have.
     func checkedSize() throws(Errno) -> Int64 {
-        let backingSize = Int64(try descriptor.status().st_size)
+        try Self.checkedSize(backingSize: Int64(try descriptor.status().st_size))
+    }
+
+    static func checkedSize(backingSize: Int64) throws(Errno) -> Int64 {
         guard ContentLayout.isWellFormed(backingSize: backingSize) else { throw .io }
         return ContentLayout.plaintextSize(backingSize: backingSize)
     }

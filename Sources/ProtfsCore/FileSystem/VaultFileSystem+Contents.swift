@@ -154,8 +154,12 @@ extension VaultFileSystem {
     }
 
     public func read(_ handle: OpenFileHandle, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(Errno) -> Int {
-        let count = try withContent(of: handle) { (file) throws(Errno) in try file.read(into: buffer, at: offset) }
-        if accessTimes.files { moveAccessTimeIfDue(of: handle.node) }
+        // The content's descriptor and the node's are the same backing inode: the status
+        // the read took for the size tells whether the access time is due.
+        let (count, status) = try withContent(of: handle) { (file) throws(Errno) in
+            try file.readReturningStatus(into: buffer, at: offset)
+        }
+        if accessTimes.files { moveAccessTimeIfDue(of: handle.node, status: status) }
         return count
     }
 
@@ -163,17 +167,21 @@ extension VaultFileSystem {
     /// up the kernel's cached pages of such a file, so that the read reaches the daemon.
     public func accessTimeIsDue(of node: BackingNode) -> Bool {
         guard accessTimes.files, let status = try? node.status() else { return false }
+        return Self.accessTimeIsDue(status)
+    }
+
+    private static func accessTimeIsDue(_ status: stat) -> Bool {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return AccessTimeUpdates.isDue(status, now: now)
     }
 
-    /// Moves the access time of a file just read, when due: one byte read through a
-    /// descriptor without O_NOATIME lets the backing filesystem move it (setting it with
-    /// utimensat would move the change time too). A backing filesystem mounted `noatime`
-    /// moves nothing.
-    func moveAccessTimeIfDue(of node: BackingNode) {
-        guard accessTimeIsDue(of: node), let descriptor = try? node.descriptor.reopen(.readOnly) else { return }
+    /// Moves the access time of a file just read (`status`: the backing file's, taken by
+    /// the read), when due: one byte read through a descriptor without O_NOATIME lets the
+    /// backing filesystem move it (setting it with utimensat would move the change time
+    /// too). A backing filesystem mounted `noatime` moves nothing.
+    func moveAccessTimeIfDue(of node: BackingNode, status: stat) {
+        guard Self.accessTimeIsDue(status), let descriptor = try? node.descriptor.reopen(.readOnly) else { return }
         defer { descriptor.close() }
         var byte: UInt8 = 0
         _ = withUnsafeMutableBytes(of: &byte) { try? descriptor.read(into: $0, at: 0) }

@@ -17,11 +17,17 @@ extension VaultFileSystem {
     }
 
     public func lookup(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> BackingNode {
+        try lookupWithAttributes(name, in: parent).node
+    }
+
+    /// `lookup(_:in:)`, with the attributes the mount shows for the entry, made from the
+    /// status the open took: a `LOOKUP` costs one `fstat`, not a second one for its reply.
+    public func lookupWithAttributes(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> (node: BackingNode, attributes: stat) {
         let entry = try backingName(name, in: parent)
-        let node = try BackingNode.open(entry.entry, in: parent.descriptor)
+        let (node, status) = try BackingNode.openWithStatus(entry.entry, in: parent.descriptor)
         if node.isSymlink { node.symlinkLocation = try symlinkLocation(name, in: parent) }
         node.directory = parent
-        return node
+        return (node, try attributes(of: node, status: status))
     }
 
     /// Runs `create` for a new entry (a long name's sidecar is written first, and removed
