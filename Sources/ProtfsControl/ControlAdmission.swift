@@ -1,3 +1,4 @@
+import ProtfsDomain
 import Glibc
 
 /// Who gets a control connection, decided at `accept` from the peer's uid (`SO_PEERCRED`),
@@ -22,7 +23,7 @@ public struct ControlAdmission: Sendable {
     let mountpoint: String
     let mountingUser: uid_t
 
-    func isPrivileged(_ uid: uid_t) -> Bool { uid == 0 || uid == mountingUser }
+    func isPrivileged(_ uid: uid_t) -> Bool { MountPrivilege(owner: mountingUser).isPrivileged(uid) }
 
     /// Why a new connection of `uid` is refused while `tenants` are served; nil: admitted.
     func refusal(ofConnectionBy uid: uid_t, among tenants: some Collection<Tenant>) -> String? {

@@ -1,3 +1,4 @@
+import ProtfsDomain
 import Glibc
 import ProtfsControlClient
 import ProtfsCrypto
@@ -65,7 +66,7 @@ struct ControlSession {
     }
 
     /// The owner (`-o owner=`, by default the user who mounted) and root.
-    private var peerIsPrivileged: Bool { peer.uid == 0 || peer.uid == mountingUser }
+    private var peerIsPrivileged: Bool { MountPrivilege(owner: mountingUser).isPrivileged(peer.uid) }
 
     /// Privileged requests are for the owner and root only (SO_PEERCRED).
     private func refusal(of request: ControlRequest) -> ControlFailure? {

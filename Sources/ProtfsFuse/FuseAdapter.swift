@@ -1,3 +1,4 @@
+import ProtfsDomain
 import CFuse
 import CProtfsSys
 import Glibc

@@ -1,3 +1,4 @@
+import ProtfsDomain
 import CFuse
 import Glibc
 import ProtfsCore

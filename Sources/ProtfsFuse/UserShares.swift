@@ -1,3 +1,4 @@
+import ProtfsDomain
 import Glibc
 
 /// The bounds on one resource the daemon holds for requests (open handles, nodes): each

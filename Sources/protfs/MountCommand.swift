@@ -116,7 +116,7 @@ enum MountCommand {
             fileSystem = try VaultFileSystem(vault: vault, controller: controller, accessTimes: options.accessTimes,
                                              snapshots: snapshots, reportDamage: { log.damage($0) })
             adapter = FuseAdapter(fileSystem: fileSystem, log: log, privilege: MountPrivilege(owner: options.owner))
-            let items = ItemStore(vault: vault, controller: controller, snapshots: snapshots, privilegedOwners: [0, options.owner],
+            let items = ItemStore(vault: vault, controller: controller, snapshots: snapshots, privilege: MountPrivilege(owner: options.owner),
                                   reportDamage: { log.damage($0) })
             // A passcode removal interrupted before its items went: finish it.
             if !vault.passcodeSet { try items.deleteAll(requiringPasscode: true) }

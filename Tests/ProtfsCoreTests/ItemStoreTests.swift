@@ -23,7 +23,7 @@ import ProtfsTestSupport
             vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
             try vault.unlock(passcode: passcode("right"))
             controller = LockController(vault: vault, initialState: .unlocked, grace: .zero, autolock: .zero)
-            store = ItemStore(vault: vault, controller: controller, bounds: bounds, privilegedOwners: [0, 1])
+            store = ItemStore(vault: vault, controller: controller, bounds: bounds, privilege: MountPrivilege(owner: 1))
         }
     }
 

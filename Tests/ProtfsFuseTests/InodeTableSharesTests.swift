@@ -1,3 +1,4 @@
+import ProtfsDomain
 import Glibc
 import ProtfsCore
 @testable import ProtfsFuse

@@ -1,3 +1,4 @@
+import ProtfsDomain
 import Glibc
 @testable import ProtfsFuse
 import Testing

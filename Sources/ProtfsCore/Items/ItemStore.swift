@@ -50,7 +50,7 @@ public final class ItemStore: Sendable {
     private let controller: LockController
     private let bounds: Bounds
     /// Owners outside the shared bound of the others: root and the mounting user.
-    private let privilegedOwners: Set<UInt32>
+    private let privilege: MountPrivilege
     let reportDamage: @Sendable (String) -> Void
     /// By record name; nil until the first request.
     let index = Mutex<[String: Entry]?>(nil)
@@ -59,13 +59,13 @@ public final class ItemStore: Sendable {
     private let snapshots: SnapshotGate
 
     public init(vault: Vault, controller: LockController, bounds: Bounds = .standard, snapshots: SnapshotGate = SnapshotGate(),
-                privilegedOwners: Set<UInt32>,
+                privilege: MountPrivilege,
                 reportDamage: @escaping @Sendable (String) -> Void = { _ in }) {
         self.vault = vault
         self.snapshots = snapshots
         self.controller = controller
         self.bounds = bounds
-        self.privilegedOwners = privilegedOwners
+        self.privilege = privilege
         self.reportDamage = reportDamage
     }
 
@@ -269,8 +269,8 @@ public final class ItemStore: Sendable {
     /// more and `secretBytes` more, stay within the shared bound.
     private func checkOthersRoom(owner: UInt32, in index: [String: Entry], adding items: Int, secretBytes: Int)
         throws(ItemError) {
-        guard !privilegedOwners.contains(owner) else { return }
-        let others = index.values.filter { entry in entry.owner.map { !privilegedOwners.contains($0) } ?? false }
+        guard !privilege.isPrivileged(owner) else { return }
+        let others = index.values.filter { entry in entry.owner.map { !privilege.isPrivileged($0) } ?? false }
         guard others.count + items <= bounds.othersItems,
               others.reduce(0, { $0 + $1.secretLength }) + secretBytes <= bounds.othersSecretBytes else {
             throw .othersRoomFull(items: bounds.othersItems, secretBytes: bounds.othersSecretBytes)
