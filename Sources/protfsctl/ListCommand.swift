@@ -65,7 +65,7 @@ struct ListedMount: Encodable {
         }
         backing = report?.backing
         owner = report?.owner ?? mount.mountingUser
-        ownerName = owner.flatMap(Self.userName)
+        ownerName = owner.flatMap(accountName(of:))
         state = report?.state.rawValue
         graceSecondsLeft = report?.graceSecondsLeft
         grace = report?.grace
@@ -80,11 +80,6 @@ struct ListedMount: Encodable {
         guard let uid = mount.mountingUser, uid != 0 else { return usual }
         let users = "/run/user/\(uid)/protfs"
         return usual.contains(users) ? usual : usual + [users]
-    }
-
-    static func userName(_ uid: UInt32) -> String? {
-        guard let entry = getpwuid(uid) else { return nil }
-        return String(cString: entry.pointee.pw_name)
     }
 
     private enum CodingKeys: String, CodingKey {

@@ -43,7 +43,6 @@ enum StatusCommand {
 
     /// `alice (uid 1000)`, or the bare uid when no account has it.
     static func userName(_ uid: UInt32) -> String {
-        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return "uid \(uid)" }
-        return "\(String(cString: name)) (uid \(uid))"
+        accountName(of: uid).map { "\($0) (uid \(uid))" } ?? "uid \(uid)"
     }
 }
