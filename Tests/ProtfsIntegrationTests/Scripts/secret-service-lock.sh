@@ -7,7 +7,7 @@ protfsctl=$1 mountpoint=$2 prompt=$3
 fail() { echo "FAIL: $*" >&2; exit 1; }
 printf 'day' | secret-tool store --label=Day app lockcheck kind day
 printf 'night' | secret-tool store --label=Night app lockcheck kind night protfs:accessible afterFirstUnlock
-"$protfsctl" item list "$mountpoint" --attributes '{"kind":"night"}' | grep -q afterFirstUnlock || fail "accessibility from protfs:accessible"
+grep -q afterFirstUnlock <<<"$("$protfsctl" item list "$mountpoint" --attributes '{"kind":"night"}')" || fail "accessibility from protfs:accessible"
 "$protfsctl" lock "$mountpoint" --now
 secret-tool lookup app lockcheck kind day && fail "a whenUnlocked secret was read while locked"
 [ "$(secret-tool lookup app lockcheck kind night)" = night ] || fail "an afterFirstUnlock secret was not read while locked"

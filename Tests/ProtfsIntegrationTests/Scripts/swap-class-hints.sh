@@ -5,8 +5,8 @@
 set -euo pipefail
 backing=$1
 cd "$backing"
-a=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size -400c | head -n1)
-b=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size +399c | head -n1)
+a=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size -400c -print -quit)
+b=$(find . -maxdepth 1 -type f ! -name 'protfs.*' -size +399c -print -quit)
 hint=$(getfattr --only-values -e hex -n user.protfs.class "$a")
 setfattr -n user.protfs.class -v "$hint" "$b"
 setfattr -x user.protfs.class "$a"

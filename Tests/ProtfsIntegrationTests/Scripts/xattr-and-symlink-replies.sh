@@ -13,7 +13,7 @@ setfattr -n "user.$name" -v "$value" f
 ln -s "$target" link
 for i in 1 2 3; do
     [ "$(getfattr --only-values -n "user.$name" f)" = "$value" ]
-    getfattr -d f | grep -q "$name"
+    grep -q "$name" <<<"$(getfattr -d f)"
     [ "$(readlink link)" = "$target" ]
     ls -l > /dev/null
 done
