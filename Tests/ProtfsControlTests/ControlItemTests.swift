@@ -3,6 +3,7 @@ import ProtfsControl
 @testable import ProtfsControlClient
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsTestSupport
 import Testing
 
 /// Item requests and replies through the real client and server (docs/CONTROL.md): secrets of

@@ -72,21 +72,21 @@ struct DecoderFuzzTests {
         let deviceKeys = KeybagFixture.deviceKeys
         let broken = fuzz("Keybag", samples: [KeybagFixture.bytes], reseal: { resealingKeybag($0, deviceKeys: deviceKeys) }) { input in
             let keybag: Keybag
-            do throws(VaultError) { keybag = try Keybag.decode(input, deviceKeys: deviceKeys) } catch {
+            do throws(KeybagError) { keybag = try Keybag.decode(input, deviceKeys: deviceKeys) } catch {
                 switch error {
-                case .keybagDamaged(let reason): return reason.isEmpty ? "a damaged keybag without a reason" : nil
-                case .keybagFromNewerVersion, .deviceKeyMismatch: return nil
+                case .damaged(let reason): return reason.isEmpty ? "a damaged keybag without a reason" : nil
+                case .newerVersion, .deviceKeyMismatch: return nil
                 default: return "decode threw \(error)"
                 }
             }
             guard keybag.encoded() == input else { return "does not re-encode to its input" }
             // The passcode entries need Argon2id and are not unwrapped here; the device ones
             // open or are damage.
-            do throws(VaultError) {
+            do throws(KeybagError) {
                 _ = try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
                 _ = try keybag.unwrapNoneKey(deviceKeys: deviceKeys)
             } catch {
-                guard case .keybagDamaged = error else { return "unwrapping threw \(error)" }
+                guard case .damaged = error else { return "unwrapping threw \(error)" }
             }
             return nil
         }

@@ -1,9 +1,7 @@
 import ProtfsTestSupport
 import ProtfsDomain
 import Testing
-@testable import ProtfsControl
 @testable import ProtfsControlClient
-import ProtfsCore
 
 /// The wire format on its own: exact encodings, strict decoding, and a seeded fuzz loop
 /// over the decoders.
