@@ -14,6 +14,8 @@ struct KeychainQuery {
     var comment: String?
     var generic: Data?
     var accessibility: ItemAccessibility?
+    /// `kSecAttrAccessGroup`: kept with the item (docs/DATAPROTECTION.md), and matched.
+    var accessGroup: String?
     /// `kSecValueData`: the caller's bytes, copied into locked memory only to be sent.
     var secret: Data?
     var returnData = false
@@ -85,7 +87,12 @@ struct KeychainQuery {
             case kSecAttrAccessControl:
                 guard let control = value as? SecAccessControl else { throw .param }
                 accessControl = control
-            case kSecAttrAccessGroup, kSecUseOperationPrompt: _ = try Self.string(value)
+            case kSecAttrAccessGroup:
+                // Moving an item to another group would rewrite each match's own lookup
+                // attributes: not implemented (docs/DATAPROTECTION.md).
+                guard use != .changes else { throw .unimplemented }
+                accessGroup = try Self.string(value)
+            case kSecUseOperationPrompt: _ = try Self.string(value)
             case kSecAttrSynchronizable: onlySynchronized = try Self.synchronizable(value, use: use)
             case kSecUseDataProtectionKeychain: _ = try Self.bool(value)
             case kSecUseAuthenticationUI:
@@ -124,22 +131,31 @@ struct KeychainQuery {
     private func checkLengths() throws(KeychainStatus) {
         if let secret, secret.count > ItemLimits.maximumSecretLength { throw .param }
         if let generic, generic.count > ItemLimits.maximumGenericLength { throw .param }
-        for text in [service, account, label, description, comment] {
+        for text in [service, account, label, description, comment, accessGroup] {
             if let text, text.utf8.count > ItemLimits.maximumTextLength { throw .param }
         }
     }
 
-    /// Whether an item has every attribute the query names.
-    func matches(_ item: ItemAttributes) -> Bool {
-        let password = InternetPassword(item)
-        guard (password != nil) == (internet != nil) else { return false }
-        if let internet, let password, !internet.matches(password) { return false }
-        return !onlySynchronized
-            && (service.map { $0 == item.service } ?? true) && (account.map { $0 == item.account } ?? true)
-            && (label.map { $0 == item.label } ?? true) && (description.map { $0 == item.description } ?? true)
-            && (comment.map { $0 == item.comment } ?? true) && (generic.map { Array($0) == item.generic } ?? true)
-            && (accessibility.map { $0 == item.accessibility } ?? true)
+    /// The query the daemon matches items with (docs/CONTROL.md); nil when no item can match
+    /// (`kSecAttrSynchronizable` true: nothing synchronizes).
+    var itemQuery: ItemQuery? {
+        guard !onlySynchronized else { return nil }
+        var query = ItemQuery(service: service, account: account,
+                              lookupAttributes: internet?.lookupAttributes ?? [:])
+        if internet == nil { query.absentLookupAttributes = [InternetPassword.classAttribute] }
+        if let accessGroup { query.lookupAttributes[Self.accessGroupAttribute] = accessGroup }
+        query.label = label
+        query.description = description
+        query.comment = comment
+        query.generic = generic.map(Array.init)
+        query.accessibility = accessibility
+        query.limit = limit == .max ? nil : limit
+        query.returnsSecrets = returnData
+        return query
     }
+
+    /// The lookup attribute that keeps an item's access group.
+    static let accessGroupAttribute = "protfs:accessGroup"
 
     /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, as on iOS.
     func newItem() -> ItemAttributes {
@@ -148,6 +164,7 @@ struct KeychainQuery {
                                   description: description ?? "", comment: comment ?? "", generic: generic.map(Array.init) ?? [],
                                   accessibility: accessibility ?? .default, lookupAttributes: password?.lookupAttributes ?? [:])
         if accountIsData { AccountType.markData(&item) }
+        if let accessGroup { item.lookupAttributes[Self.accessGroupAttribute] = accessGroup }
         return item
     }
 
@@ -160,10 +177,8 @@ struct KeychainQuery {
     /// Whether the result carries anything.
     var returnsSomething: Bool { returnData || returnAttributes || returnPersistentRef }
 
-    /// Whether `SecItemUpdate`'s attributes give an item a new service or account.
-    func renames(_ item: ItemAttributes) -> Bool {
-        (service.map { $0 != item.service } ?? false) || (account.map { $0 != item.account } ?? false)
-    }
+    /// The new service and account `SecItemUpdate`'s attributes give.
+    var rename: ItemRename { ItemRename(service: service, account: account) }
 
     /// Generic and internet passwords are kept; Apple's other classes are known and not
     /// implemented.
