@@ -24,6 +24,9 @@ struct KeychainQuery {
     /// `kSecMatchLimit`: how many items a search returns; 1 returns one value, any other
     /// limit an array.
     var limit = 1
+    /// Whether the dictionary is `SecItemCopyMatching`'s (or `SecItemAdd`'s, which returns the
+    /// item it added).
+    var isSearch = false
     /// Whether the dictionary named `kSecClass` (queries need it; update's attributes do not).
     var hasClass = false
     /// The internet password attributes, for a query of `kSecClassInternetPassword`; nil for
@@ -113,6 +116,7 @@ struct KeychainQuery {
             }
         }
         hasClass = keys.contains(kSecClass)
+        isSearch = use == .search || use == .add
         if use != .changes && !hasClass { throw .param }
         if let accessControl {
             // Apple refuses both at once: the access control carries the accessibility.
@@ -149,7 +153,8 @@ struct KeychainQuery {
         query.comment = comment
         query.generic = generic.map(Array.init)
         query.accessibility = accessibility
-        query.limit = limit == .max ? nil : limit
+        // Updates and deletes act on every match, as on iOS; only a search has a limit.
+        query.limit = limit == .max || !isSearch ? nil : limit
         query.returnsSecrets = returnData
         return query
     }

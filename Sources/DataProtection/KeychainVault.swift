@@ -121,12 +121,16 @@ struct KeychainVault {
         _ = try send(.deleteMatches(query))
     }
 
-    /// How many requests this process sent its keychain daemons: tests count the round trips
-    /// of a call with it.
-    static let requestCount = Atomic<Int>(0)
+    /// How many requests this process sent each keychain daemon, by mount point: tests count
+    /// the round trips of a call with it.
+    private static let requestCounts = Mutex<[String: Int]>([:])
+
+    static func requestCount(mountpoint: String) -> Int {
+        requestCounts.withLock { $0[ControlSocketPath.canonicalMountpoint(mountpoint), default: 0] }
+    }
 
     private func send(_ operation: ItemRequest.Operation, secrets: [SecureBuffer] = []) throws(KeychainStatus) -> ControlReplyMessage {
-        Self.requestCount.add(1, ordering: .relaxed)
+        Self.requestCounts.withLock { $0[client.mountpoint, default: 0] += 1 }
         do {
             return try client.exchange(.item(ItemRequest(uid: nil, operation)), secrets: secrets)
         } catch {

@@ -65,7 +65,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
         let parsed = try KeychainQuery(query, for: .search)
         let vault = try KeychainVault.find()
         guard let match = parsed.itemQuery else { throw .itemNotFound }
-        result?.pointee = Keychain.copy(parsed, from: try vault.search(match))
+        let found = try vault.search(match)  // also when `result` is nil: the status says whether any matched
+        result?.pointee = Keychain.copy(parsed, from: found)
     }
 }
 
