@@ -30,9 +30,28 @@ import ProtfsCore
         (.item(ItemRequest(uid: nil, .update(service: "s", account: "a",
                                              changes: ItemChanges(lookupAttributes: ["k": "v"], contentType: "text/plain"),
                                              changesSecret: false))), []),
+        (.item(ItemRequest(uid: nil, .search(Self.fullQuery))), []),
+        (.item(ItemRequest(uid: nil, .updateMatches(Self.fullQuery, changes: ItemChanges(label: "x"), rename: ItemRename(account: "b"),
+                                                    changesSecret: true))), [[]]),
+        (.item(ItemRequest(uid: 2, .updateMatches(ItemQuery(), changes: ItemChanges(), rename: ItemRename(), changesSecret: false))), []),
+        (.item(ItemRequest(uid: nil, .deleteMatches(Self.fullQuery))), []),
         (.backup(passcode: true), [Array("passcode".utf8), [0, 0x0A, 0xFF]]),
         (.backup(passcode: false), [Array("passphrase".utf8)]),
     ]
+
+    /// A query that names every field (`SecItemCopyMatching`'s, matched by the daemon).
+    static let fullQuery: ItemQuery = {
+        var query = ItemQuery(service: "s", account: "a", lookupAttributes: ["protfs:accessGroup": "TEAM.g"])
+        query.label = "L"
+        query.description = "D"
+        query.comment = "C"
+        query.generic = [0, 0xFF]
+        query.accessibility = .afterFirstUnlockThisDeviceOnly
+        query.absentLookupAttributes = ["protfs:class", "x"]
+        query.limit = 3
+        query.returnsSecrets = true
+        return query
+    }()
 
     static let replies: [ControlReply] = [
         .done,
