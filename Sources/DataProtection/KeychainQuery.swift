@@ -144,19 +144,13 @@ struct KeychainQuery {
     /// (`kSecAttrSynchronizable` true: nothing synchronizes).
     var itemQuery: ItemQuery? {
         guard !onlySynchronized else { return nil }
-        var query = ItemQuery(service: service, account: account,
-                              lookupAttributes: internet?.lookupAttributes ?? [:])
-        if internet == nil { query.absentLookupAttributes = [InternetPassword.classAttribute] }
-        if let accessGroup { query.lookupAttributes[Self.accessGroupAttribute] = accessGroup }
-        query.label = label
-        query.description = description
-        query.comment = comment
-        query.generic = generic.map(Array.init)
-        query.accessibility = accessibility
+        var pairs = internet?.lookupAttributes ?? [:]
+        if let accessGroup { pairs[Self.accessGroupAttribute] = accessGroup }
         // Updates and deletes act on every match, as on iOS; only a search has a limit.
-        query.limit = limit == .max || !isSearch ? nil : limit
-        query.returnsSecrets = returnData
-        return query
+        return ItemQuery(service: service, account: account, label: label, description: description, comment: comment,
+                         generic: generic.map(Array.init), accessibility: accessibility, lookupAttributes: pairs,
+                         absentLookupAttributes: internet == nil ? [InternetPassword.classAttribute] : [],
+                         limit: limit == .max || !isSearch ? nil : limit, returnsSecrets: returnData)
     }
 
     /// The lookup attribute that keeps an item's access group.

@@ -13,16 +13,27 @@ public struct ItemQuery: Sendable, Equatable {
     public var generic: [UInt8]?
     public var accessibility: ItemAccessibility?
     public var lookupAttributes: [String: String]
-    public var absentLookupAttributes: Set<String> = []
+    public var absentLookupAttributes: Set<String>
     /// At most this many items, the first by service then account; nil: all.
     public var limit: Int?
     /// Whether a search answers with the secrets too (read in the same step as the attributes).
-    public var returnsSecrets = false
+    public var returnsSecrets: Bool
 
-    public init(service: String? = nil, account: String? = nil, lookupAttributes: [String: String] = [:]) {
+    public init(service: String? = nil, account: String? = nil, label: String? = nil, description: String? = nil,
+                comment: String? = nil, generic: [UInt8]? = nil, accessibility: ItemAccessibility? = nil,
+                lookupAttributes: [String: String] = [:], absentLookupAttributes: Set<String> = [], limit: Int? = nil,
+                returnsSecrets: Bool = false) {
         self.service = service
         self.account = account
+        self.label = label
+        self.description = description
+        self.comment = comment
+        self.generic = generic
+        self.accessibility = accessibility
         self.lookupAttributes = lookupAttributes
+        self.absentLookupAttributes = absentLookupAttributes
+        self.limit = limit
+        self.returnsSecrets = returnsSecrets
     }
 
     public func matches(_ item: ItemAttributes) -> Bool {

@@ -40,18 +40,10 @@ import ProtfsCore
     ]
 
     /// A query that names every field (`SecItemCopyMatching`'s, matched by the daemon).
-    static let fullQuery: ItemQuery = {
-        var query = ItemQuery(service: "s", account: "a", lookupAttributes: ["protfs:accessGroup": "TEAM.g"])
-        query.label = "L"
-        query.description = "D"
-        query.comment = "C"
-        query.generic = [0, 0xFF]
-        query.accessibility = .afterFirstUnlockThisDeviceOnly
-        query.absentLookupAttributes = ["protfs:class", "x"]
-        query.limit = 3
-        query.returnsSecrets = true
-        return query
-    }()
+    static let fullQuery = ItemQuery(service: "s", account: "a", label: "L", description: "D", comment: "C", generic: [0, 0xFF],
+                                     accessibility: .afterFirstUnlockThisDeviceOnly,
+                                     lookupAttributes: ["protfs:accessGroup": "TEAM.g"],
+                                     absentLookupAttributes: ["protfs:class", "x"], limit: 3, returnsSecrets: true)
 
     static let replies: [ControlReply] = [
         .done,

@@ -15,12 +15,8 @@ import Testing
     }
 
     @Test func eachFieldGivenMustBeEqual() {
-        var matching = ItemQuery(service: "svc", account: "alice", lookupAttributes: ["xdg:schema": "org.example"])
-        matching.label = "label"
-        matching.description = "desc"
-        matching.comment = "note"
-        matching.generic = [1, 2]
-        matching.accessibility = .afterFirstUnlock
+        let matching = ItemQuery(service: "svc", account: "alice", label: "label", description: "desc", comment: "note",
+                                 generic: [1, 2], accessibility: .afterFirstUnlock, lookupAttributes: ["xdg:schema": "org.example"])
         #expect(matching.matches(item))
         let variations: [(inout ItemQuery) -> Void] = [
             { $0.service = "other" }, { $0.account = "bob" }, { $0.label = "" }, { $0.description = "d" }, { $0.comment = "n" },
