@@ -118,7 +118,7 @@ import Testing
         var always = ItemQuery(account: "d")
         always.returnsSecrets = true
         #expect(try Self.secrets(fixture.store.searchWithSecrets(owner: 1, always)) == ["4"])
-        #expect(throws: ItemError.notFound(service: "(any)", account: "nobody")) {
+        #expect(throws: ItemError.noMatch) {
             try fixture.store.updateMatches(owner: 1, ItemQuery(account: "nobody"), changes: ItemChanges(), rename: ItemRename(), secret: nil)
         }
     }
@@ -143,6 +143,6 @@ import Testing
         #expect(try fixture.store.deleteMatches(owner: 1, gone) == 2)
         #expect(try fixture.store.list(owner: 1).map(\.account) == ["b"])
         #expect(try fixture.store.list(owner: 2).count == 1)
-        #expect(throws: ItemError.notFound(service: "(any)", account: "(any)")) { try fixture.store.deleteMatches(owner: 1, gone) }
+        #expect(throws: ItemError.noMatch) { try fixture.store.deleteMatches(owner: 1, gone) }
     }
 }

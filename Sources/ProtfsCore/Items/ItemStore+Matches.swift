@@ -63,7 +63,7 @@ extension ItemStore {
         try snapshots.changingNamespace { () throws(ItemError) in
             try withIndex(creating: false) { (index, directory) throws(ItemError) in
                 let found = matching(owner: owner, query, in: index, directory)
-                guard let directory, !found.isEmpty else { throw Self.noMatch(query) }
+                guard let directory, !found.isEmpty else { throw .noMatch }
                 for match in found {
                     do throws(Errno) { try directory.removeFile(match.name) } catch {
                         throw .system(operation: "remove an item from", errno: error)
@@ -86,7 +86,7 @@ extension ItemStore {
         try snapshots.changingNamespace { () throws(ItemError) in
             try withIndex(creating: false) { (index, directory) throws(ItemError) in
                 let found = matching(owner: owner, query, in: index, directory)
-                guard !found.isEmpty else { throw Self.noMatch(query) }
+                guard !found.isEmpty else { throw .noMatch }
                 let names = Set(found.map(\.name))
                 if let secret { try checkSecretRoom(owner: owner, replacing: names, with: secret.count, in: index) }
                 var versions: [Updated] = []
@@ -136,9 +136,5 @@ extension ItemStore {
         }
         found.sort { ($0.metadata.attributes.service, $0.metadata.attributes.account) < ($1.metadata.attributes.service, $1.metadata.attributes.account) }
         return query.limit.map { Array(found.prefix($0)) } ?? found
-    }
-
-    private static func noMatch(_ query: ItemQuery) -> ItemError {
-        .notFound(service: query.service ?? "(any)", account: query.account ?? "(any)")
     }
 }
