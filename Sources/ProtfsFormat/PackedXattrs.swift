@@ -97,14 +97,14 @@ public struct PackedXattrs: Sendable {
     // MARK: plaintext layout
 
     /// `version (1) || count (2) || count × (name length (1) || NAME || value length (2) || value)`,
-    /// big-endian, NAMEs strictly ascending.
+    /// little-endian, NAMEs strictly ascending (bytewise).
     func encoded() -> [UInt8] {
-        var bytes: [UInt8] = [Self.formatVersion, UInt8(entries.count >> 8), UInt8(entries.count & 0xFF)]
+        var bytes: [UInt8] = [Self.formatVersion, UInt8(entries.count & 0xFF), UInt8(entries.count >> 8)]
         bytes.reserveCapacity(3 + entries.reduce(0) { $0 + 3 + $1.name.count + $1.value.count })
         for entry in entries {
             bytes.append(UInt8(entry.name.count))
             bytes += entry.name
-            bytes += [UInt8(entry.value.count >> 8), UInt8(entry.value.count & 0xFF)]
+            bytes += [UInt8(entry.value.count & 0xFF), UInt8(entry.value.count >> 8)]
             bytes += entry.value
         }
         return bytes
@@ -115,12 +115,12 @@ public struct PackedXattrs: Sendable {
     static func decoded(_ bytes: [UInt8]) throws(Errno) -> PackedXattrs {
         var reader = ByteReader(bytes: bytes)
         guard try reader.byte() == formatVersion else { throw .io }
-        let count = try reader.bigEndian16()
+        let count = try reader.littleEndian16()
         var packed = PackedXattrs()
         do throws(Errno) {
             for _ in 0..<count {
                 let name = try reader.bytes(Int(try reader.byte()))
-                let value = try reader.bytes(Int(try reader.bigEndian16()))
+                let value = try reader.bytes(Int(try reader.littleEndian16()))
                 guard !name.isEmpty, name.count <= XattrCodec.maximumNameLength, !name.contains(0),
                       value.count <= maximumPackedValueLength,
                       packed.entries.last.map({ $0.name.lexicographicallyPrecedes(name) }) ?? true else {
@@ -161,9 +161,9 @@ private struct ByteReader {
 
     mutating func byte() throws(Errno) -> UInt8 { try bytes(1)[0] }
 
-    mutating func bigEndian16() throws(Errno) -> Int {
+    mutating func littleEndian16() throws(Errno) -> Int {
         let pair = try bytes(2)
-        return Int(pair[0]) << 8 | Int(pair[1])
+        return Int(pair[0]) | Int(pair[1]) << 8
     }
 
     mutating func bytes(_ count: Int) throws(Errno) -> [UInt8] {

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Testing
 import ProtfsTestSupport
@@ -78,11 +79,11 @@ import ProtfsSystem
     // MARK: hostile plaintext (as if sealed by someone holding the key)
 
     private func entry(_ name: [UInt8], _ value: [UInt8]) -> [UInt8] {
-        [UInt8(name.count)] + name + [UInt8(value.count >> 8), UInt8(value.count & 0xFF)] + value
+        [UInt8(name.count)] + name + [UInt8(value.count & 0xFF), UInt8(value.count >> 8)] + value
     }
 
     @Test func decodesWhatItEncodes() throws {
-        let plaintext = [1, 0, 2] + entry(Array("a".utf8), [1]) + entry(Array("b".utf8), [])
+        let plaintext = [1, 2, 0] + entry(Array("a".utf8), [1]) + entry(Array("b".utf8), [])
         #expect(try PackedXattrs.decoded(plaintext).encoded() == plaintext)
     }
 
@@ -91,19 +92,44 @@ import ProtfsSystem
         ("unknown version", [2, 0, 0]),
         ("truncated count", [1, 0]),
         ("huge count", [1, 0xFF, 0xFF] + [1, 0x61, 0, 0]),
-        ("truncated value", [1, 0, 1, 1, 0x61, 0, 5, 1, 2]),
+        ("truncated value", [1, 1, 0, 1, 0x61, 5, 0, 1, 2]),
         ("trailing bytes", [1, 0, 0, 9]),
-        ("empty name", [1, 0, 1, 0, 0, 0]),
-        ("NUL in a name", [1, 0, 1, 2, 0x61, 0, 0, 0]),
-        ("duplicate names", [1, 0, 2, 1, 0x61, 0, 0, 1, 0x61, 0, 0]),
-        ("names out of order", [1, 0, 2, 1, 0x62, 0, 0, 1, 0x61, 0, 0]),
-        ("value too long to pack", [1, 0, 1, 1, 0x61, 0x04, 0x01] + [UInt8](repeating: 0, count: 1025)),
-        ("name too long", [1, 0, 1, 160] + [UInt8](repeating: 0x61, count: 160) + [0, 0]),
+        ("empty name", [1, 1, 0, 0, 0, 0]),
+        ("NUL in a name", [1, 1, 0, 2, 0x61, 0, 0, 0]),
+        ("duplicate names", [1, 2, 0, 1, 0x61, 0, 0, 1, 0x61, 0, 0]),
+        ("names out of order", [1, 2, 0, 1, 0x62, 0, 0, 1, 0x61, 0, 0]),
+        ("value too long to pack", [1, 1, 0, 1, 0x61, 0x01, 0x04] + [UInt8](repeating: 0, count: 1025)),
+        ("name too long", [1, 1, 0, 160] + [UInt8](repeating: 0x61, count: 160) + [0, 0]),
     ] as [(String, [UInt8])])
     func hostilePlaintextIsEIO(_ label: String, _ plaintext: [UInt8]) {
         #expect(throws: Errno.io, "\(label)") { try PackedXattrs.decoded(plaintext) }
         let sealed = XChaCha20Poly1305.seal(plaintext, authenticating: object.bytes + [0] + Array("protfs xattrs v1".utf8),
                                             with: keys.xattrValue)
         #expect(throws: Errno.io, "\(label), sealed") { try PackedXattrs.open(sealed, objectID: object, keys: keys) }
+    }
+}
+
+/// Known answers for FORMAT.md "xattrs", the packed form (`Vectors/xattrs-packed`), computed
+/// from the document alone by `make-vectors.py`. A failure here means the format changed.
+@Suite struct PackedXattrsVectorTests {
+    struct Vectors: Decodable {
+        struct Attribute: Decodable { let name, value: String }
+        struct Blob: Decodable { let attributes: [Attribute]; let blob: String }
+        let filesystemKey, objectID: String
+        let blobs: [Blob]
+    }
+
+    @Test func blobsOpenToTheirAttributesInOrder() throws {
+        let folder = try #require(Bundle.module.url(forResource: "Vectors", withExtension: nil))
+        let vectors = try JSONDecoder().decode(Vectors.self, from: Data(contentsOf: folder.appendingPathComponent("xattrs-packed/xattrs-packed.json")))
+        let keys = try filesystemKeys(hex: vectors.filesystemKey)
+        let objectID = try ObjectID(hex: vectors.objectID)
+        for vector in vectors.blobs {
+            let packed = try PackedXattrs.open(try #require(hexBytes(vector.blob)), objectID: objectID, keys: keys)
+            #expect(packed.names == vector.attributes.map { hexBytes($0.name) })
+            for attribute in vector.attributes {
+                #expect(try packed.value(of: try #require(hexBytes(attribute.name))) == hexBytes(attribute.value))
+            }
+        }
     }
 }
