@@ -63,6 +63,8 @@ struct ManyAttributesTests {
                 "the mount holds \(mounted.stdout), the backing filesystem \(backing.stdout)")
     }
 
+    /// End to end; the kernel already holds the inode's lock around each `setxattr`, so the
+    /// daemon's own per-object lock is proved by `ExtendedAttributeStoreTests`, without FUSE.
     @Test("setxattr of different names from 8 threads at once loses none")
     func concurrentSets() throws {
         let vault = try TestVault()
