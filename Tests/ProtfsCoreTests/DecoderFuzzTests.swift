@@ -229,6 +229,35 @@ struct DecoderFuzzTests {
         #expect(names.isEmpty && stored.isEmpty && sealed.isEmpty, "\(names + stored + sealed)")
     }
 
+    /// The plaintext behind the blob's seal: what someone holding the key could plant.
+    @Test("PackedXattrs: the blob's plaintext and its seal")
+    func packedAttributes() throws {
+        let objectID = ObjectID.random()
+        var samples: [[UInt8]] = [PackedXattrs().encoded()]
+        var packed = PackedXattrs()
+        for (index, name) in ["a", "comment", "zoë", String(repeating: "n", count: 159)].enumerated() {
+            try packed.set(Array("user.\(name)".utf8), [UInt8](repeating: UInt8(index), count: index * 300))
+            samples.append(packed.encoded())
+        }
+        let plaintexts = fuzz("packed xattr plaintexts", samples: samples) { input in
+            do throws(Errno) {
+                return try PackedXattrs.decoded(input).encoded() == input ? nil : "a second encoding of one set of attributes"
+            } catch {
+                return error == .io ? nil : "decoding threw \(error), not EIO"
+            }
+        }
+        let blob = try packed.sealed(objectID: objectID, keys: filesystemKeys)
+        let seals = fuzz("packed xattr blobs", samples: [blob]) { input in
+            do throws(Errno) {
+                _ = try PackedXattrs.open(input, objectID: objectID, keys: filesystemKeys)
+                return input == blob ? nil : "a mutated blob opened"
+            } catch {
+                return error == .io ? nil : "opening threw \(error), not EIO"
+            }
+        }
+        #expect(plaintexts.isEmpty && seals.isEmpty, "\(plaintexts + seals)")
+    }
+
     @Test("SymlinkTarget.load and plaintextLength, inline and out of line, formats 1, 2 and 3")
     func symlinkTargets() throws {
         try withScratchDirectory { root in
