@@ -1,3 +1,4 @@
+import ProtfsBus
 import ProtfsDomain
 
 /// `org.freedesktop.DBus.Properties` of the service, the collection and the items.
