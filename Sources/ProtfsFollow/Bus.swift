@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import ProtfsBus
 
 /// Which message bus: logind lives on the system bus, screen savers on the user's session bus.
 public enum BusKind: String, Sendable {
@@ -17,6 +18,16 @@ public struct BusError: Error, CustomStringConvertible {
             text = "\(what): \(String(cString: name))" + (peer.message.map { " (\(String(cString: $0)))" } ?? "")
         }
         description = text
+    }
+}
+
+/// The follower's reader of replies and signals: failures name what was read, with sd-bus's
+/// errno.
+typealias BusReply = BusMessageReader<BusError>
+
+extension BusMessageReader where Failure == BusError {
+    init(_ message: OpaquePointer, what: String) {
+        self.init(message) { BusError("\(what) did not have the expected form", errno: $0) }
     }
 }
 

@@ -1,4 +1,5 @@
 import CSystemd
+import ProtfsBus
 
 /// The signals the follower subscribes to, decoded while their message is alive. A signal
 /// whose arguments do not have the documented form is `.malformed`: logged, never obeyed.

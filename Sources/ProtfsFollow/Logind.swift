@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsBus
 
 /// systemd-logind's documented D-Bus API, the part the follower uses: finding the session,
 /// the sleep inhibitor, the session's `LockedHint`.

@@ -1,91 +1,20 @@
 import CSystemd
 import Glibc
+import ProtfsBus
 import ProtfsCrypto
 
-/// Reads the arguments of an incoming sd-bus message in order. Every mismatch (a wrong type,
-/// a missing argument) is `InvalidArgs`, never a crash: callers check the signature first,
-/// and sd-bus checks every read against the message.
-struct BusReader {
-    let message: OpaquePointer
+/// The provider's reader of incoming calls. Every mismatch (a wrong type, a missing
+/// argument) is `InvalidArgs`, never a crash: callers check the signature first, and sd-bus
+/// checks every read against the message.
+typealias BusReader = BusMessageReader<BusError>
 
-    var signature: String { sd_bus_message_get_signature(message, 1).map { String(cString: $0) } ?? "" }
+extension BusMessageReader where Failure == BusError {
+    init(message: OpaquePointer) { self.init(message) { _ in .malformed } }
 
     func requireSignature(_ expected: String) throws(BusError) {
         guard signature == expected else {
             throw .invalidArguments("expected arguments of type '\(expected)', got '\(signature)'")
         }
-    }
-
-    func string(_ type: Character = "s") throws(BusError) -> String {
-        var value: UnsafePointer<CChar>?
-        guard sd_bus_message_read_basic(message, CChar(type.asciiValue!), &value) >= 0, let value else { throw .malformed }
-        return String(cString: value)
-    }
-
-    func bool() throws(BusError) -> Bool {
-        var value: Int32 = 0
-        guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &value) >= 0 else { throw .malformed }
-        return value != 0
-    }
-
-    /// An `ay` in place (valid until the message is released).
-    func bytes() throws(BusError) -> UnsafeRawBufferPointer {
-        var pointer: UnsafeRawPointer?
-        var count = 0
-        guard sd_bus_message_read_array(message, CChar(UInt8(ascii: "y")), &pointer, &count) >= 0 else { throw .malformed }
-        return UnsafeRawBufferPointer(start: pointer, count: count)
-    }
-
-    func objectPaths() throws(BusError) -> [String] {
-        try enter("a", "o")
-        var paths: [String] = []
-        while !atEnd { paths.append(try string("o")) }
-        try exit()
-        return paths
-    }
-
-    /// `a{ss}`; a repeated key keeps its last value.
-    func stringMap() throws(BusError) -> [String: String] {
-        try enter("a", "{ss}")
-        var map: [String: String] = [:]
-        while try enterIfMore("e", "ss") {
-            let key = try string()
-            map[key] = try string()
-            try exit()
-        }
-        try exit()
-        return map
-    }
-
-    var atEnd: Bool { sd_bus_message_at_end(message, 0) > 0 }
-
-    func enter(_ type: Character, _ contents: String) throws(BusError) {
-        guard sd_bus_message_enter_container(message, CChar(type.asciiValue!), contents) > 0 else { throw .malformed }
-    }
-
-    /// Enters the next element of the current array; false at its end.
-    func enterIfMore(_ type: Character, _ contents: String) throws(BusError) -> Bool {
-        let result = sd_bus_message_enter_container(message, CChar(type.asciiValue!), contents)
-        guard result >= 0 else { throw .malformed }
-        return result > 0
-    }
-
-    func exit() throws(BusError) {
-        guard sd_bus_message_exit_container(message) >= 0 else { throw .malformed }
-    }
-
-    /// The contents signature of the variant that comes next.
-    func variantContents() throws(BusError) -> String {
-        var type: CChar = 0
-        var contents: UnsafePointer<CChar>?
-        guard sd_bus_message_peek_type(message, &type, &contents) > 0, type == CChar(UInt8(ascii: "v")), let contents else {
-            throw .malformed
-        }
-        return String(cString: contents)
-    }
-
-    func skip(_ types: String) throws(BusError) {
-        guard sd_bus_message_skip(message, types) >= 0 else { throw .malformed }
     }
 }
 

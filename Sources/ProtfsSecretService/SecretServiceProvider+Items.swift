@@ -1,3 +1,4 @@
+import ProtfsBus
 import ProtfsCrypto
 import ProtfsDomain
 
@@ -29,7 +30,10 @@ extension SecretServiceProvider {
             reply.objectPath(ObjectPaths.none)
             return reply
         case "Delete":
-            throw .notSupported("the default collection is the vault's items and cannot be deleted; delete items one by one")
+            // docs/SECRETS.md, "Deleting the collection": one unauthenticated call must not wipe
+            // every app's items.
+            throw .notSupported("the collection is the user's whole keychain (protfsctl item and SecItem items too) and is "
+                                + "not deleted; delete items one by one")
         default:
             return nil
         }

@@ -1,3 +1,4 @@
+import ProtfsBus
 import ProtfsDomain
 
 /// `org.freedesktop.DBus.Properties` of the service, the collection and the items.
@@ -20,15 +21,20 @@ extension SecretServiceProvider {
             guard let value = try values(of: object, call: call, interface: interface)?[name] else {
                 throw .unknownProperty("no property \(interface).\(name) here")
             }
+            let computed = try value()
             let reply = try call.reply()
-            append(value, to: reply)
+            append(computed, to: reply)
             return reply
         case "GetAll":
             try arguments.requireSignature("s")
             let interface = try arguments.string()
+            var computed: [(String, Value)] = []
+            for (name, value) in (try values(of: object, call: call, interface: interface) ?? [:]).sorted(by: { $0.key < $1.key }) {
+                computed.append((name, try value()))
+            }
             let reply = try call.reply()
             reply.open("a", "{sv}")
-            for (name, value) in (try values(of: object, call: call, interface: interface) ?? [:]).sorted(by: { $0.key < $1.key }) {
+            for (name, value) in computed {
                 reply.open("e", "sv")
                 reply.string(name)
                 append(value, to: reply)
@@ -47,18 +53,23 @@ extension SecretServiceProvider {
         }
     }
 
-    private func values(of object: ObjectPaths.Object, call: MethodCall, interface: String) throws(BusError) -> [String: Value]? {
+    /// The properties of `interface` on `object`, each computed only when asked for: a `Get` of
+    /// the collection's `Label` (which secretstorage sends first) must not list every item.
+    private func values(of object: ObjectPaths.Object, call: MethodCall,
+                        interface: String) throws(BusError) -> [String: () throws(BusError) -> Value]? {
         switch object {
         case .service where interface == "org.freedesktop.Secret.Service":
-            return ["Collections": .paths([ObjectPaths.collection])]
+            return ["Collections": { .paths([ObjectPaths.collection]) }]
         case .collection where interface == "org.freedesktop.Secret.Collection":
-            return ["Items": .paths(try find([:]).map { ObjectPaths.item(ItemKey($0)) }), "Label": .string(collectionLabel),
-                    "Locked": .bool(try keychain.state() != .unlocked), "Created": .uint64(started), "Modified": .uint64(started)]
+            return ["Items": { () throws(BusError) in .paths(try self.find([:]).map { ObjectPaths.item(ItemKey($0)) }) },
+                    "Label": { .string(self.collectionLabel) },
+                    "Locked": { () throws(BusError) in .bool(try self.keychain.state() != .unlocked) },
+                    "Created": { .uint64(self.started) }, "Modified": { .uint64(self.started) }]
         case .item(let element) where interface == "org.freedesktop.Secret.Item":
             let item = try attributes(of: try itemKey(element, path: call.path))
-            return ["Locked": .bool(Self.isLocked(item.accessibility, in: try keychain.state())),
-                    "Attributes": .map(ItemKey.shownAttributes(of: item)), "Label": .string(item.label),
-                    "Created": .uint64(UInt64(max(item.created, 0))), "Modified": .uint64(UInt64(max(item.modified, 0)))]
+            return ["Locked": { () throws(BusError) in .bool(Self.isLocked(item.accessibility, in: try self.keychain.state())) },
+                    "Attributes": { .map(ItemKey.shownAttributes(of: item)) }, "Label": { .string(item.label) },
+                    "Created": { .uint64(UInt64(max(item.created, 0))) }, "Modified": { .uint64(UInt64(max(item.modified, 0))) }]
         case .unknown, .session, .prompt:
             throw .noSuchObject(call.path)
         default:

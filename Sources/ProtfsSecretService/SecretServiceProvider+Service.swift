@@ -1,3 +1,4 @@
+import ProtfsBus
 import ProtfsCrypto
 import ProtfsDomain
 

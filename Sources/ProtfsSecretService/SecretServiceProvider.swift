@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import ProtfsBus
 import ProtfsCrypto
 import ProtfsDomain
 import ProtfsSystem

@@ -59,6 +59,17 @@ struct SecretServiceTests {
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
 
+    @Test("10,000 items: searches by one attribute, by two and by none find exactly the right ones")
+    func tenThousandItemsStaySearchable() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        // Each add syncs its record and the directory: a generous bound for a busy machine.
+        let run = Self.onBus(vault, ["/usr/bin/python3", CommandRunner.scriptPath("secret-service-scale.py"), "10000"], timeout: 1500)
+        #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
+        #expect(vault.item("list", []).stdout.split(separator: "\n").count == 10_000)
+    }
+
     @Test("two users on two session buses never see each other's items")
     func usersAreSeparate() throws {
         let alice = try TestUser.named("pfss-alice"), bob = try TestUser.named("pfss-bob")

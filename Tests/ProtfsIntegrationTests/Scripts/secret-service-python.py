@@ -80,7 +80,10 @@ refused(lambda: bus.get_object("org.freedesktop.secrets", path + "/i00").GetSecr
     session, dbus_interface="org.freedesktop.Secret.Item"), "org.freedesktop.Secret.Error.NoSuchObject")
 refused(lambda: collection_object.CreateItem({"org.freedesktop.Secret.Item.Attributes": dbus.Dictionary(
     {"protfs:accessible": "sometimes"}, signature="ss", variant_level=1)}, secret, False), "org.freedesktop.DBus.Error.InvalidArgs")
+items_before = collection_object.Get("org.freedesktop.Secret.Collection", "Items", dbus_interface="org.freedesktop.DBus.Properties")
 refused(lambda: collection_object.Delete(), "org.freedesktop.DBus.Error.NotSupported")
+assert item_path in items_before and service.ReadAlias("default") == path
+assert collection_object.Get("org.freedesktop.Secret.Collection", "Items", dbus_interface="org.freedesktop.DBus.Properties") == items_before
 _, encrypted = service.OpenSession("dh-ietf1024-sha256-aes128-cbc-pkcs7", dbus.ByteArray(b"\x05", variant_level=1))
 torn = dbus.Struct((encrypted, dbus.ByteArray(b"\x01" * 16), dbus.ByteArray(b"\x02" * 15), "text/plain"), signature="oayays")
 refused(lambda: collection_object.CreateItem(dbus.Dictionary({}, signature="sv"), torn, False), "org.freedesktop.DBus.Error.InvalidArgs")
