@@ -28,8 +28,11 @@ final class TestVault {
     }
     static var protfsctl: String { CommandRunner.builtExecutable("protfsctl") }
 
-    init(protectionClass: String? = nil, initialize: Bool = true) throws {
-        root = URL(fileURLWithPath: NSTemporaryDirectory() + "protfs-test-\(UUID().uuidString.prefix(8))", isDirectory: true)
+    /// A vault under `directory` (the temporary directory unless a test needs another
+    /// filesystem beneath it).
+    init(protectionClass: String? = nil, initialize: Bool = true, in directory: String = NSTemporaryDirectory()) throws {
+        root = URL(fileURLWithPath: directory, isDirectory: true)
+            .appendingPathComponent("protfs-test-\(UUID().uuidString.prefix(8))", isDirectory: true)
         backing = root.path + "/backing"
         try FileManager.default.createDirectory(atPath: root.path + "/mnt", withIntermediateDirectories: true)
         try (Self.passcode + "\n").write(toFile: passcodeFile, atomically: true, encoding: .utf8)
