@@ -55,7 +55,7 @@ struct VaultKeys {
     /// The per-file key of the backing file `relative`, from its header.
     func fileKey(ofBacking relative: String) throws -> [UInt8] {
         try Self.withBackingDirectory(".", of: backing) { root in
-            let fd = try FileDescriptor.openRegularFile(relative, in: root)
+            let fd = try OwnedDescriptor.openRegularFile(relative, in: root).release()
             defer { fd.close() }
             let header = try FileHeader.read(from: fd, keyring: keyring)
             return try header.unwrapFileKey(keyring: keyring).withUnsafeBytes { Array($0) }
