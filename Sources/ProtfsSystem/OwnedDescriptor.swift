@@ -7,7 +7,9 @@ import Glibc
 /// finding. The close's result is not reported: every write here that must last is synced
 /// first, and the sync is where the kernel reports a failed write.
 public struct OwnedDescriptor: ~Copyable, Sendable {
-    /// The descriptor for calls that use it without owning it.
+    /// The descriptor for calls that use it without owning it. Borrow it from a named owner
+    /// or inside `closeAfter`: an owner that is only a temporary (`open(...).borrowed`) is
+    /// gone, and its descriptor closed, before the call that uses the view runs.
     public let borrowed: FileDescriptor
 
     /// Takes ownership of a descriptor the kernel or a C library handed over (an accepted

@@ -8,8 +8,8 @@ import Synchronization
 /// A regular file's contents, read and written at random offsets through its backing object
 /// (docs/FORMAT.md, "Regular files"). Owns the backing descriptor (closed when the object
 /// goes) and the per-file key (wiped when the last reference goes: dropping the object is
-/// how a lock forgets a file's key, which the census then checks). Reads run in parallel; writes, truncations and
-/// re-classes are exclusive. Errors are `Errno`: `EIO` for damage or failed
+/// how a lock forgets a file's key, which the census then checks). Reads run in parallel;
+/// writes, truncations and re-classes are exclusive. Errors are `Errno`: `EIO` for damage or failed
 /// authentication, `EACCES` for a missing class key. Nothing here logs.
 ///
 /// The rest is in extensions: creating and opening (`+Opening`), reading (`+Reading`), the
