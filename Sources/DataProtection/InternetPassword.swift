@@ -94,11 +94,15 @@ struct InternetPasswordQuery: Equatable {
         return password
     }
 
-    func matches(_ password: InternetPassword) -> Bool {
-        (server.map { $0 == password.server } ?? true) && (`protocol`.map { $0 == password.protocol } ?? true)
-            && (port.map { $0 == password.port } ?? true) && (path.map { $0 == password.path } ?? true)
-            && (authenticationType.map { $0 == password.authenticationType } ?? true)
-            && (securityDomain.map { $0 == password.securityDomain } ?? true)
+    /// The lookup attributes an item must have to match: the class's, and each one given.
+    var lookupAttributes: [String: String] {
+        var map = [InternetPassword.classAttribute: InternetPassword.classValue]
+        for (key, value) in [(kSecAttrServer, server), (kSecAttrProtocol, `protocol`), (kSecAttrPort, port.map(String.init)),
+                             (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
+                             (kSecAttrSecurityDomain, securityDomain)] {
+            map[key] = value
+        }
+        return map
     }
 
     private static func string(_ value: Any) throws(KeychainStatus) -> String {

@@ -14,6 +14,8 @@ struct KeychainQuery {
     var comment: String?
     var generic: Data?
     var accessibility: ItemAccessibility?
+    /// `kSecAttrAccessGroup`: kept with the item (docs/DATAPROTECTION.md), and matched.
+    var accessGroup: String?
     /// `kSecValueData`: the caller's bytes, copied into locked memory only to be sent.
     var secret: Data?
     var returnData = false
@@ -22,6 +24,9 @@ struct KeychainQuery {
     /// `kSecMatchLimit`: how many items a search returns; 1 returns one value, any other
     /// limit an array.
     var limit = 1
+    /// Whether the dictionary is `SecItemCopyMatching`'s (or `SecItemAdd`'s, which returns the
+    /// item it added).
+    var isSearch = false
     /// Whether the dictionary named `kSecClass` (queries need it; update's attributes do not).
     var hasClass = false
     /// The internet password attributes, for a query of `kSecClassInternetPassword`; nil for
@@ -85,7 +90,12 @@ struct KeychainQuery {
             case kSecAttrAccessControl:
                 guard let control = value as? SecAccessControl else { throw .param }
                 accessControl = control
-            case kSecAttrAccessGroup, kSecUseOperationPrompt: _ = try Self.string(value)
+            case kSecAttrAccessGroup:
+                // Moving an item to another group would rewrite each match's own lookup
+                // attributes: not implemented (docs/DATAPROTECTION.md).
+                guard use != .changes else { throw .unimplemented }
+                accessGroup = try Self.string(value)
+            case kSecUseOperationPrompt: _ = try Self.string(value)
             case kSecAttrSynchronizable: onlySynchronized = try Self.synchronizable(value, use: use)
             case kSecUseDataProtectionKeychain: _ = try Self.bool(value)
             case kSecUseAuthenticationUI:
@@ -106,6 +116,7 @@ struct KeychainQuery {
             }
         }
         hasClass = keys.contains(kSecClass)
+        isSearch = use == .search || use == .add
         if use != .changes && !hasClass { throw .param }
         if let accessControl {
             // Apple refuses both at once: the access control carries the accessibility.
@@ -124,22 +135,26 @@ struct KeychainQuery {
     private func checkLengths() throws(KeychainStatus) {
         if let secret, secret.count > ItemLimits.maximumSecretLength { throw .param }
         if let generic, generic.count > ItemLimits.maximumGenericLength { throw .param }
-        for text in [service, account, label, description, comment] {
+        for text in [service, account, label, description, comment, accessGroup] {
             if let text, text.utf8.count > ItemLimits.maximumTextLength { throw .param }
         }
     }
 
-    /// Whether an item has every attribute the query names.
-    func matches(_ item: ItemAttributes) -> Bool {
-        let password = InternetPassword(item)
-        guard (password != nil) == (internet != nil) else { return false }
-        if let internet, let password, !internet.matches(password) { return false }
-        return !onlySynchronized
-            && (service.map { $0 == item.service } ?? true) && (account.map { $0 == item.account } ?? true)
-            && (label.map { $0 == item.label } ?? true) && (description.map { $0 == item.description } ?? true)
-            && (comment.map { $0 == item.comment } ?? true) && (generic.map { Array($0) == item.generic } ?? true)
-            && (accessibility.map { $0 == item.accessibility } ?? true)
+    /// The query the daemon matches items with (docs/CONTROL.md); nil when no item can match
+    /// (`kSecAttrSynchronizable` true: nothing synchronizes).
+    var itemQuery: ItemQuery? {
+        guard !onlySynchronized else { return nil }
+        var pairs = internet?.lookupAttributes ?? [:]
+        if let accessGroup { pairs[Self.accessGroupAttribute] = accessGroup }
+        // Updates and deletes act on every match, as on iOS; only a search has a limit.
+        return ItemQuery(service: service, account: account, label: label, description: description, comment: comment,
+                         generic: generic.map(Array.init), accessibility: accessibility, lookupAttributes: pairs,
+                         absentLookupAttributes: internet == nil ? [InternetPassword.classAttribute] : [],
+                         limit: limit == .max || !isSearch ? nil : limit, returnsSecrets: returnData)
     }
+
+    /// The lookup attribute that keeps an item's access group.
+    static let accessGroupAttribute = "protfs:accessGroup"
 
     /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, as on iOS.
     func newItem() -> ItemAttributes {
@@ -148,6 +163,7 @@ struct KeychainQuery {
                                   description: description ?? "", comment: comment ?? "", generic: generic.map(Array.init) ?? [],
                                   accessibility: accessibility ?? .default, lookupAttributes: password?.lookupAttributes ?? [:])
         if accountIsData { AccountType.markData(&item) }
+        if let accessGroup { item.lookupAttributes[Self.accessGroupAttribute] = accessGroup }
         return item
     }
 
@@ -160,10 +176,8 @@ struct KeychainQuery {
     /// Whether the result carries anything.
     var returnsSomething: Bool { returnData || returnAttributes || returnPersistentRef }
 
-    /// Whether `SecItemUpdate`'s attributes give an item a new service or account.
-    func renames(_ item: ItemAttributes) -> Bool {
-        (service.map { $0 != item.service } ?? false) || (account.map { $0 != item.account } ?? false)
-    }
+    /// The new service and account `SecItemUpdate`'s attributes give.
+    var rename: ItemRename { ItemRename(service: service, account: account) }
 
     /// Generic and internet passwords are kept; Apple's other classes are known and not
     /// implemented.

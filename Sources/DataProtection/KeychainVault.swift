@@ -83,62 +83,54 @@ struct KeychainVault {
         _ = try send(.add(item), secrets: [buffer])
     }
 
-    /// Every item of the caller with `service` (all when nil): attributes, no secrets.
-    func list(service: String?) throws(KeychainStatus) -> [ItemAttributes] {
-        let message = try send(.list(service: service))
-        guard case .items(let items) = message.reply else { throw .notAvailable }
-        return items
-    }
-
-    /// The item's secret, copied once from locked memory into the object handed to the
-    /// caller (whose it then is); the locked copy is wiped.
-    func secret(of item: ItemAttributes) throws(KeychainStatus) -> NSData {
-        let message = try send(.get(service: item.service, account: item.account))
-        guard case .item = message.reply, let secret = message.secret else { throw .notAvailable }
-        defer { secret.wipe() }
-        return secret.withUnsafeBytes { bytes in
-            bytes.isEmpty ? NSData() : NSData(bytes: bytes.baseAddress, length: bytes.count)
+    /// The caller's items `query` matches, and their secrets when it asks for them: one
+    /// request, answered by the daemon from one state of the store. Each secret is copied once
+    /// from locked memory into the object handed to the caller (whose it then is); the locked
+    /// copy is wiped. `errSecItemNotFound` for none.
+    func search(_ query: ItemQuery) throws(KeychainStatus) -> [(item: ItemAttributes, secret: NSData?)] {
+        let message = try send(.search(query))
+        let found: [(item: ItemAttributes, secret: NSData?)]
+        switch (message.reply, message.secret) {
+        case (.items(let items), nil) where !query.returnsSecrets:
+            found = items.map { ($0, nil) }
+        case (.itemsWithSecrets(let items, let lengths), let secrets?) where query.returnsSecrets:
+            defer { secrets.wipe() }
+            var offset = 0
+            found = secrets.withUnsafeBytes { bytes in
+                zip(items, lengths).map { item, length in
+                    defer { offset += length }
+                    return (item, length == 0 ? NSData() : NSData(bytes: bytes.baseAddress! + offset, length: length))
+                }
+            }
+        default: throw .notAvailable
         }
+        guard !found.isEmpty else { throw .itemNotFound }
+        return found
     }
 
-    func update(_ item: ItemAttributes, changes: ItemChanges, secret: Data?) throws(KeychainStatus) {
+    /// Changes every item of the caller `query` matches, in one request.
+    func update(_ query: ItemQuery, changes: ItemChanges, rename: ItemRename, secret: Data?) throws(KeychainStatus) {
         let buffer = secret.map(Self.lockedCopy)
         defer { buffer?.wipe() }
-        _ = try send(.update(service: item.service, account: item.account, changes: changes, changesSecret: buffer != nil),
+        _ = try send(.updateMatches(query, changes: changes, rename: rename, changesSecret: buffer != nil),
                      secrets: buffer.map { [$0] } ?? [])
     }
 
-    /// Gives `item` the service or account of `update` with its other changes: the renamed
-    /// item is added (refused when it would be a duplicate, leaving everything as it was),
-    /// then the old one deleted. protfs names a record by its owner, service and account, so a
-    /// new name is a new record, and the secret must be read to be moved.
-    func rename(_ item: ItemAttributes, to update: KeychainQuery, secret: Data?) throws(KeychainStatus) {
-        let changes = update.changes
-        var renamed = item
-        renamed.service = update.service ?? item.service
-        renamed.account = update.account ?? item.account
-        renamed.label = changes.label ?? item.label
-        renamed.description = changes.description ?? item.description
-        renamed.comment = changes.comment ?? item.comment
-        renamed.generic = changes.generic ?? item.generic
-        renamed.accessibility = changes.accessibility ?? item.accessibility
-        if AccountType.isData(item) { AccountType.markData(&renamed) }
-        if let secret {
-            try add(renamed, secret: secret)
-        } else {
-            let old = try send(.get(service: item.service, account: item.account))
-            guard case .item = old.reply, let oldSecret = old.secret else { throw .notAvailable }
-            defer { oldSecret.wipe() }
-            _ = try send(.add(renamed), secrets: [oldSecret])
-        }
-        try delete(item)
+    /// Deletes every item of the caller `query` matches, in one request.
+    func delete(_ query: ItemQuery) throws(KeychainStatus) {
+        _ = try send(.deleteMatches(query))
     }
 
-    func delete(_ item: ItemAttributes) throws(KeychainStatus) {
-        _ = try send(.delete(service: item.service, account: item.account))
+    /// How many requests this process sent each keychain daemon, by mount point: tests count
+    /// the round trips of a call with it.
+    private static let requestCounts = Mutex<[String: Int]>([:])
+
+    static func requestCount(mountpoint: String) -> Int {
+        requestCounts.withLock { $0[ControlSocketPath.canonicalMountpoint(mountpoint), default: 0] }
     }
 
     private func send(_ operation: ItemRequest.Operation, secrets: [SecureBuffer] = []) throws(KeychainStatus) -> ControlReplyMessage {
+        Self.requestCounts.withLock { $0[client.mountpoint, default: 0] += 1 }
         do {
             return try client.exchange(.item(ItemRequest(uid: nil, operation)), secrets: secrets)
         } catch {

@@ -29,9 +29,13 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let vault = try KeychainVault.find()
         try vault.add(item, secret: query.secret ?? Data())
         guard let result, query.returnsSomething else { return }
+        // The item as stored (its times), found again by its name.
         var found = query
         found.limit = 1
-        result.pointee = try Keychain.copy(found, from: [item], in: vault)
+        guard var match = found.itemQuery else { return }
+        match.service = item.service
+        match.account = item.account
+        result.pointee = Keychain.copy(found, from: try vault.search(match))
     }
 }
 
@@ -60,9 +64,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .search)
         let vault = try KeychainVault.find()
-        let found = try Keychain.matching(parsed, in: vault)
-        let value = try Keychain.copy(parsed, from: found, in: vault)
-        result?.pointee = value
+        guard let match = parsed.itemQuery else { throw .itemNotFound }
+        let found = try vault.search(match)  // also when `result` is nil: the status says whether any matched
+        result?.pointee = Keychain.copy(parsed, from: found)
     }
 }
 
@@ -70,8 +74,9 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// `attributesToUpdate` may change `kSecAttrLabel`, `kSecAttrDescription`,
 /// `kSecAttrComment`, `kSecAttrGeneric`, `kSecAttrAccessible` and `kSecValueData`, and
 /// rename an item (`kSecAttrService`, `kSecAttrAccount`) unless that makes a duplicate
-/// (`errSecDuplicateItem`). A rename adds the renamed item before it deletes the old one, so
-/// it needs the item's secret (its class key available now).
+/// (`errSecDuplicateItem`). The daemon matches and changes every item in one request, and
+/// changes none when it refuses one. A rename seals the item under its new name, so it needs
+/// the item's secret (its class key available now).
 ///
 /// - Returns: `errSecSuccess`, `errSecItemNotFound`, `errSecDuplicateItem`,
 ///   `errSecInteractionNotAllowed` (a new secret or accessibility, or a rename, while a class
@@ -84,16 +89,8 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         // An internet password's service is its server, protocol, port, path and so on.
         if parsed.internet != nil && update.service != nil { throw .param }
         let vault = try KeychainVault.find()
-        let found = try Keychain.matching(parsed, in: vault)
-        // Renaming several items to one name makes duplicates: refused before any change.
-        if found.count > 1 && found.contains(where: update.renames) { throw .duplicate }
-        for item in found {
-            if update.renames(item) {
-                try vault.rename(item, to: update, secret: update.secret)
-            } else {
-                try vault.update(item, changes: update.changes, secret: update.secret)
-            }
-        }
+        guard let match = parsed.itemQuery else { throw .itemNotFound }
+        try vault.update(match, changes: update.changes, rename: update.rename, secret: update.secret)
     }
 }
 
@@ -106,9 +103,8 @@ public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .match)
         let vault = try KeychainVault.find()
-        for item in try Keychain.matching(parsed, in: vault) {
-            try vault.delete(item)
-        }
+        guard let match = parsed.itemQuery else { throw .itemNotFound }
+        try vault.delete(match)
     }
 }
 
@@ -123,20 +119,12 @@ enum Keychain {
         }
     }
 
-    /// The caller's items the query matches (listed in every lock state: attributes are
-    /// under the metadata key); `errSecItemNotFound` for none.
-    static func matching(_ query: KeychainQuery, in vault: KeychainVault) throws(KeychainStatus) -> [ItemAttributes] {
-        let found = try vault.list(service: query.service).filter(query.matches)
-        guard !found.isEmpty else { throw .itemNotFound }
-        return Array(found.prefix(query.limit))
-    }
-
-    /// The result `SecItemCopyMatching` gives for `items`, nil when the query returns nothing.
-    static func copy(_ query: KeychainQuery, from items: [ItemAttributes], in vault: KeychainVault) throws(KeychainStatus) -> CFTypeRef? {
+    /// The result `SecItemCopyMatching` gives for the items found, nil when the query returns
+    /// nothing.
+    static func copy(_ query: KeychainQuery, from found: [(item: ItemAttributes, secret: NSData?)]) -> CFTypeRef? {
         guard query.returnsSomething else { return nil }
         var values: [Any] = []
-        for item in items {
-            let secret = query.returnData ? try vault.secret(of: item) : nil
+        for (item, secret) in found {
             let reference = query.returnPersistentRef ? PersistentReference(service: item.service, account: item.account).data : nil
             if query.returnAttributes || (secret != nil && reference != nil) {
                 var attributes = query.returnAttributes ? attributeDictionary(item) : [:]
@@ -168,6 +156,7 @@ enum Keychain {
         }
         if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
         if AccountType.isData(item) { attributes[kSecAttrAccount] = Data(item.account.utf8) }
+        if let group = item.lookupAttributes[KeychainQuery.accessGroupAttribute] { attributes[kSecAttrAccessGroup] = group }
         if let password = InternetPassword(item) {
             attributes[kSecClass] = kSecClassInternetPassword
             attributes.merge(password.attributeDictionary) { $1 }

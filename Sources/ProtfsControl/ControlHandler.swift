@@ -24,7 +24,8 @@ public protocol ControlHandler: Sendable {
     /// returns the state at the moment of subscribing, for the `state <current>` line.
     func watch(_ listener: @escaping @Sendable (LockEvent) -> Bool) -> LockState
     /// A keychain item request for `owner` (the peer's uid, or the uid root named); `secret`
-    /// is the one the request carries, if any. Returns `done`, `item` with the secret, or `items`.
+    /// is the one the request carries, if any. Returns `done`, `item` with the secret, `items`, or
+    /// `itemsWithSecrets` with the secrets one after the other.
     func item(_ operation: ItemRequest.Operation, owner: uid_t, secret: SecureBuffer?) throws(ControlFailure) -> ControlReplyMessage
     /// A backup of the vault (docs/BACKUP.md) streamed into `archive`, the client's file, which
     /// the handler checks before it writes. `passcode` nil: the client says the vault has none.

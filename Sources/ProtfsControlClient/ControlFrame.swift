@@ -105,7 +105,7 @@ public enum ControlWire {
 
     /// Sends a reply; an `item` reply's secret follows it, straight from locked memory.
     public static func write(_ reply: ControlReply, secret: SecureBuffer? = nil, to sink: inout some ControlByteSink) throws(ControlWireError) {
-        if case .item = reply { precondition(secret != nil, "an item reply carries its secret") } else { precondition(secret == nil) }
+        precondition(reply.carriesSecret == (secret != nil), "an item reply, and only one, carries its secret")
         try send(frame(try json(reply, limit: ControlLimits.maximumReplyLength)), to: &sink)
         if let secret { try send(secret, to: &sink) }
     }
@@ -128,8 +128,16 @@ public enum ControlWire {
         } catch .closed {
             return nil
         }
-        guard case .item = reply else { return ControlReplyMessage(reply: reply) }
-        let secret = try readSecret(from: &source, field: "secret", allowed: 0...ItemLimits.maximumSecretLength)
+        let allowed: ClosedRange<Int>
+        switch reply {
+        case .item: allowed = 0...ItemLimits.maximumSecretLength
+        case .itemsWithSecrets(_, let lengths):
+            // The header said how long the secrets are; a frame of another length is refused.
+            let total = lengths.reduce(0, +)
+            allowed = total...total
+        default: return ControlReplyMessage(reply: reply)
+        }
+        let secret = try readSecret(from: &source, field: "secret", allowed: allowed)
         return ControlReplyMessage(reply: reply, secret: secret)
     }
 

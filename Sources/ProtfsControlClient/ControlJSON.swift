@@ -76,11 +76,19 @@ extension ControlRequest: Codable {
             self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
                                      .list(service: try container.decodeIfPresent(String.self, forKey: WireKey("service")))))
         case "itemSearch":
-            try keys("uid", "service", "account", "attributes")
-            let query = ItemQuery(service: try container.decodeIfPresent(String.self, forKey: WireKey("service")),
-                                  account: try container.decodeIfPresent(String.self, forKey: WireKey("account")),
-                                  lookupAttributes: try container.decode([String: String].self, forKey: WireKey("attributes")))
+            let query = try container.itemQuery(others: ["uid"], discriminator: "request")
             self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")), .search(query)))
+        case "itemUpdateMatches":
+            try keys("uid", "match", "changes", "rename", "secret")
+            self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
+                                     .updateMatches(try container.decodeQuery(forKey: "match"),
+                                                    changes: try container.decodeChanges(forKey: "changes"),
+                                                    rename: try container.decodeRename(forKey: "rename"),
+                                                    changesSecret: try container.decode(Bool.self, forKey: WireKey("secret")))))
+        case "itemDeleteMatches":
+            try keys("uid", "match")
+            self = .item(ItemRequest(uid: try container.decodeIfPresent(UInt32.self, forKey: WireKey("uid")),
+                                     .deleteMatches(try container.decodeQuery(forKey: "match"))))
         default: throw container.unknownKind(kind, of: "request")
         }
     }
@@ -121,9 +129,16 @@ extension ControlRequest: Codable {
             case .list(let service):
                 try container.encode(service, forKey: WireKey("service"))
             case .search(let query):
-                try container.encode(query.service, forKey: WireKey("service"))
-                try container.encode(query.account, forKey: WireKey("account"))
-                try container.encode(query.lookupAttributes, forKey: WireKey("attributes"))
+                try container.encodeQuery(query)
+            case .updateMatches(let query, let changes, let rename, let changesSecret):
+                var match = container.nestedContainer(keyedBy: WireKey.self, forKey: WireKey("match"))
+                try match.encodeQuery(query)
+                try container.encodeChanges(changes, forKey: "changes")
+                try container.encodeRename(rename, forKey: "rename")
+                try container.encode(changesSecret, forKey: WireKey("secret"))
+            case .deleteMatches(let query):
+                var match = container.nestedContainer(keyedBy: WireKey.self, forKey: WireKey("match"))
+                try match.encodeQuery(query)
             }
         }
     }
@@ -161,6 +176,16 @@ extension ControlReply: Codable {
         case "event": try keys("event"); self = .event(try container.decode(LockEvent.self, forKey: WireKey("event")))
         case "item": try keys("item"); self = .item(try container.decodeItem(forKey: "item", withTimes: true))
         case "items": try keys("items"); self = .items(try container.decodeItems(forKey: "items"))
+        case "itemsWithSecrets":
+            try keys("items", "secretLengths")
+            let items = try container.decodeItems(forKey: "items")
+            let lengths = try container.decode([Int].self, forKey: WireKey("secretLengths"))
+            guard lengths.count == items.count, lengths.allSatisfy({ (0...ItemLimits.maximumSecretLength).contains($0) }),
+                  lengths.reduce(0, +) <= ItemLimits.maximumMatchedSecretBytes else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [WireKey("secretLengths")],
+                                                        debugDescription: "secret lengths that do not fit the items"))
+            }
+            self = .itemsWithSecrets(items, secretLengths: lengths)
         case "backupProgress":
             try keys("objects", "bytes")
             self = .backupProgress(objects: try container.decode(UInt64.self, forKey: WireKey("objects")),
@@ -198,6 +223,10 @@ extension ControlReply: Codable {
         case .items(let list):
             try container.encode("items", forKey: WireKey("reply"))
             try container.encodeItems(list, forKey: "items")
+        case .itemsWithSecrets(let list, let lengths):
+            try container.encode("itemsWithSecrets", forKey: WireKey("reply"))
+            try container.encodeItems(list, forKey: "items")
+            try container.encode(lengths, forKey: WireKey("secretLengths"))
         case .backupProgress(let objects, let bytes):
             try container.encode("backupProgress", forKey: WireKey("reply"))
             try container.encode(objects, forKey: WireKey("objects"))

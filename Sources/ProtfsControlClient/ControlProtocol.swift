@@ -25,8 +25,11 @@ import ProtfsDomain
 //                  "changes":{SOME ATTRIBUTES},"secret":true|false}        + 1 secret when true
 //                 {"request":"itemDelete","uid":N|null,"service":"...","account":"..."}
 //                 {"request":"itemList","uid":N|null,"service":"..."|null}
-//                 {"request":"itemSearch","uid":N|null,"service":"..."|null,"account":"..."|null,
-//                  "attributes":{"NAME":"VALUE", ...}}     (items with all of these)
+//                 {"request":"itemSearch","uid":N|null,QUERY}
+//                 {"request":"itemUpdateMatches","uid":N|null,"match":{QUERY},"changes":{SOME ATTRIBUTES},
+//                  "rename":{"service":"...","account":"..." (either, both or none)},"secret":true|false}
+//                                                               + 1 secret when true
+//                 {"request":"itemDeleteMatches","uid":N|null,"match":{QUERY}}
 //   secret   := u32 length, then its bytes: a passcode or backup passphrase 1 ... 4096, an
 //               item's secret 0 ... 65536
 //   descriptor := one byte 0 carrying the descriptor (SCM_RIGHTS)
@@ -35,6 +38,12 @@ import ProtfsDomain
 // "generic" (base64), "accessible" (canonical name), and when not empty "attributes" (the
 // lookup attributes: {"NAME":"VALUE", ...}) and "contentType"; an item in a reply also has
 // "created" and "modified" (Unix seconds).
+//
+// QUERY (items with all of these): "service", "account" (a string or null: any) and
+// "attributes" (lookup attributes the item has: {"NAME":"VALUE", ...}); when given, "label",
+// "description", "comment", "generic", "accessible" (equal to the item's), "absent" (names of
+// lookup attributes the item lacks), "limit" (N >= 1: the first N by service then account) and
+// "secrets" (true: answer with the secrets, itemSearch only).
 //
 // The number of secrets follows from the request; the server reads each one straight into
 // locked memory, so a passcode or an item's secret never passes through JSON, a String or an
@@ -52,6 +61,9 @@ import ProtfsDomain
 //                 {"reply":"event","event":"..."}          stays, one frame per event
 //                 {"reply":"item","item":{ATTRIBUTES}}     then 1 secret, as in a request
 //                 {"reply":"items","items":[{ATTRIBUTES}, ...]}   (never a secret; itemList, itemSearch)
+//                 {"reply":"itemsWithSecrets","items":[{ATTRIBUTES}, ...],"secretLengths":[N, ...]}
+//                                       then 1 secret: the items' secrets one after the other,
+//                                       at most 4 MiB (itemSearch with "secrets")
 //                 {"reply":"backupProgress","objects":N,"bytes":N}  a backup, now and then
 //                 {"reply":"backedUp","itemsLeftOut":N}              a backup, at its end
 //
@@ -124,7 +136,8 @@ public struct ControlRequestMessage: Sendable {
     public let secrets: [SecureBuffer]
 }
 
-/// A reply as the client received it: the secret of an `item` reply in locked memory.
+/// A reply as the client received it: the secret of an `item` reply (or the secrets of an
+/// `itemsWithSecrets` reply, one after the other) in locked memory.
 public struct ControlReplyMessage: Sendable {
     public let reply: ControlReply
     public let secret: SecureBuffer?
@@ -148,10 +161,23 @@ public enum ControlReply: Sendable, Equatable {
     case item(ItemAttributes)
     /// Attributes only, never a secret.
     case items([ItemAttributes])
+    /// Items and their secrets: one secret frame follows, the secrets one after the other in
+    /// the items' order, each as long as `secretLengths` says.
+    case itemsWithSecrets([ItemAttributes], secretLengths: [Int])
     /// How far a backup is: objects and file bytes so far.
     case backupProgress(objects: UInt64, bytes: UInt64)
     /// A backup is complete and synced; how many `...ThisDeviceOnly` items it left out.
     case backedUp(itemsLeftOut: Int)
+}
+
+extension ControlReply {
+    /// Whether a secret frame follows this one.
+    var carriesSecret: Bool {
+        switch self {
+        case .item, .itemsWithSecrets: true
+        default: false
+        }
+    }
 }
 
 /// The limits every frame is held to, on both sides.

@@ -103,14 +103,14 @@ extension KeyedDecodingContainer where Key == WireKey {
         return items
     }
 
-    private func decodeBase64(forKey key: String) throws -> [UInt8] {
+    func decodeBase64(forKey key: String) throws -> [UInt8] {
         guard let data = Data(base64Encoded: try decode(String.self, forKey: WireKey(key))) else {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [WireKey(key)], debugDescription: "not base64"))
         }
         return Array(data)
     }
 
-    private func decodeAccessibility(forKey key: String) throws -> ItemAccessibility {
+    func decodeAccessibility(forKey key: String) throws -> ItemAccessibility {
         let name = try decode(String.self, forKey: WireKey(key))
         guard let accessibility = ItemAccessibility(spelling: name) else {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [WireKey(key)],

@@ -10,8 +10,14 @@ public struct ItemRequest: Sendable, Equatable {
         case update(service: String, account: String, changes: ItemChanges, changesSecret: Bool)
         case delete(service: String, account: String)
         case list(service: String?)
-        /// The items a query matches (the Secret Service's `SearchItems`), never a secret.
+        /// The items a query matches (the Secret Service's `SearchItems`, `SecItemCopyMatching`),
+        /// with their secrets when the query asks for them.
         case search(ItemQuery)
+        /// Every item a query matches changed at once (`SecItemUpdate`); a rename applies to a
+        /// single match only.
+        case updateMatches(ItemQuery, changes: ItemChanges, rename: ItemRename, changesSecret: Bool)
+        /// Every item a query matches deleted at once (`SecItemDelete`).
+        case deleteMatches(ItemQuery)
     }
 
     public let uid: UInt32?
@@ -25,8 +31,9 @@ public struct ItemRequest: Sendable, Equatable {
     /// The lengths the secrets after the header may have (an empty secret is a secret).
     var secretLengths: [ClosedRange<Int>] {
         switch operation {
-        case .add, .update(_, _, _, changesSecret: true): [0...ItemLimits.maximumSecretLength]
-        case .get, .update, .delete, .list, .search: []
+        case .add, .update(_, _, _, changesSecret: true), .updateMatches(_, _, _, changesSecret: true):
+            [0...ItemLimits.maximumSecretLength]
+        case .get, .update, .delete, .list, .search, .updateMatches, .deleteMatches: []
         }
     }
 
@@ -39,6 +46,8 @@ public struct ItemRequest: Sendable, Equatable {
         case .delete: "itemDelete"
         case .list: "itemList"
         case .search: "itemSearch"
+        case .updateMatches: "itemUpdateMatches"
+        case .deleteMatches: "itemDeleteMatches"
         }
     }
 }

@@ -66,17 +66,20 @@ public final class Vault: Sendable {
         let root = owned.borrowed
         try lockExclusively(root, path: backing, timeout: lockTimeout)
         // Only a directory that holds a keybag is ours to re-mode.
-        let bytes = try Keybag.readBytes(in: root, backingPath: backing)
+        let bytes = try VaultError.keybag { () throws(KeybagError) in try Keybag.readBytes(in: root, backingPath: backing) }
         let warnings = try tightenMode(root, path: backing)
         try checkExtendedAttributes(root, path: backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load())
-        let keybag = try Keybag.decode(bytes, deviceKeys: deviceKeys)
+        let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.decode(bytes, deviceKeys: deviceKeys) }
         var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
         try keybag.admit(into: &state)
-        let filesystemKeys = FilesystemKeys(filesystemKey: try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys))
+        let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
+            try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
+        })
         let keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey)
-        keyring.install(try keybag.unwrapNoneKey(deviceKeys: deviceKeys), for: .none)
+        keyring.install(try VaultError.keybag { () throws(KeybagError) in try keybag.unwrapNoneKey(deviceKeys: deviceKeys) },
+                        for: .none)
         let rootMetadata: DirectoryMetadata
         do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
             throw .rootMetadataDamaged
@@ -132,7 +135,7 @@ public final class Vault: Sendable {
     public func classKeysWithoutPasscode() throws(VaultError) -> PasscodeClassKeys {
         let deviceKeys = keyring.deviceKeys
         return try passcodeRecord.withLock { (record) throws(VaultError) in
-            try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
+            try VaultError.keybag { () throws(KeybagError) in try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys) }
         }
     }
 
@@ -141,9 +144,11 @@ public final class Vault: Sendable {
     public func exportKeys(classKeys: PasscodeClassKeys) throws(VaultError) -> VaultKeys {
         let deviceKeys = keyring.deviceKeys
         return try passcodeRecord.withLock { (record) throws(VaultError) in
-            VaultKeys(vaultID: vaultID, kdf: record.keybag.kdf, classBPublicKey: record.keybag.classBPublicKey,
-                      filesystem: try record.keybag.unwrapFilesystemKey(deviceKeys: deviceKeys),
-                      none: try record.keybag.unwrapNoneKey(deviceKeys: deviceKeys), classKeys: classKeys)
+            try VaultError.keybag { () throws(KeybagError) in
+                VaultKeys(vaultID: vaultID, kdf: record.keybag.kdf, classBPublicKey: record.keybag.classBPublicKey,
+                          filesystem: try record.keybag.unwrapFilesystemKey(deviceKeys: deviceKeys),
+                          none: try record.keybag.unwrapNoneKey(deviceKeys: deviceKeys), classKeys: classKeys)
+            }
         }
     }
 
@@ -161,12 +166,16 @@ public final class Vault: Sendable {
         try passcodeRecord.withLock { (record) throws(VaultError) in
             let keys: PasscodeClassKeys
             if let old { keys = try Self.verify(old, record: &record, deviceKeys: deviceKeys) } else {
-                keys = try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
+                keys = try VaultError.keybag { () throws(KeybagError) in
+                    try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
+                }
             }
-            let changed = try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys)
+            let changed = try VaultError.keybag { () throws(KeybagError) in
+                try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys)
+            }
             // Keybag first: a crash before the state is written leaves a newer keybag, which
             // the next open records; the other order would look like a rollback.
-            try changed.write(in: backingRoot, backingPath: backingPath)
+            try VaultError.keybag { () throws(KeybagError) in try changed.write(in: backingRoot, backingPath: backingPath) }
             record.keybag = changed
             hasPasscode.store(changed.passcodeSet, ordering: .releasing)
             try record.state.record(generation: changed.generation)
@@ -182,10 +191,12 @@ public final class Vault: Sendable {
         let keys: PasscodeClassKeys?
         do {
             keys = try record.keybag.unlock(passcode: passcode, deviceKeys: deviceKeys)
-        } catch .keybagDamaged(let reason) {
+        } catch .damaged(let reason) {
             // Damage is only reported once the passcode has opened its first entry.
             try record.state.recordSuccess()
             throw .keybagDamaged(reason: reason)
+        } catch {
+            throw VaultError(error)
         }
         guard let keys else { throw .wrongPasscode(failedAttempts: record.state.failedAttempts) }
         try record.state.recordSuccess()
@@ -237,8 +248,10 @@ public final class Vault: Sendable {
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
         let deviceKeys = DeviceKeys(deviceKey: deviceKey)
-        let keybag = try Keybag.create(passcode: secret, kdf: kdf, deviceKeys: deviceKeys)
-        let filesystemKeys = FilesystemKeys(filesystemKey: try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys))
+        let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.create(passcode: secret, kdf: kdf, deviceKeys: deviceKeys) }
+        let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
+            try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
+        })
         let rootMetadata = DirectoryMetadata.new(protectionClass: protectionClass)
         do throws(VaultError) {
             do throws(Errno) {
@@ -249,7 +262,7 @@ public final class Vault: Sendable {
             }
             var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
             try state.record(generation: keybag.generation)
-            try keybag.write(in: root, backingPath: backing)
+            try VaultError.keybag { () throws(KeybagError) in try keybag.write(in: root, backingPath: backing) }
         } catch {
             try? root.removeFile(DirectoryMetadata.fileName)
             try? root.removeExtendedAttribute(ClassHint.attributeName)

@@ -79,6 +79,10 @@ public enum ItemLimits {
     /// Root and the mounting user keep their per-owner room whatever the others hold.
     public static let maximumItemsOfOtherUsers = 16 * 1024
     public static let maximumSecretBytesOfOtherUsers = 64 * 1024 * 1024
+    /// The secrets one reply carries together (a match with `kSecReturnData`): the daemon holds
+    /// them in locked memory until the client has read them, on each of the many connections
+    /// it may serve at once, so a match asking for more is refused (docs/CONTROL.md).
+    public static let maximumMatchedSecretBytes = 4 * 1024 * 1024
 
     /// What is wrong with attributes as given, or nil.
     public static func problem(service: String, account: String, label: String?, description: String?, comment: String?,
@@ -112,24 +116,5 @@ public enum ItemLimits {
             }
         }
         return nil
-    }
-}
-
-/// Which of an owner's items a search returns: those with every field given (nil: any) and
-/// every pair of `lookupAttributes` among theirs (the Secret Service's `SearchItems`).
-public struct ItemQuery: Sendable, Equatable {
-    public var service: String?
-    public var account: String?
-    public var lookupAttributes: [String: String]
-
-    public init(service: String? = nil, account: String? = nil, lookupAttributes: [String: String] = [:]) {
-        self.service = service
-        self.account = account
-        self.lookupAttributes = lookupAttributes
-    }
-
-    public func matches(_ item: ItemAttributes) -> Bool {
-        (service == nil || item.service == service) && (account == nil || item.account == account)
-            && lookupAttributes.allSatisfy { item.lookupAttributes[$0.key] == $0.value }
     }
 }

@@ -73,7 +73,7 @@ public struct Keybag: Sendable, Equatable {
     /// A new vault's keybag: random vault id, filesystem key, class keys, class-B key pair
     /// and salt; generation 1. Without a passcode, the salt is zeros (nothing uses it) and
     /// the Argon2id parameters wait for the passcode a later `passwd` sets.
-    public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+    public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         let classKeys = PasscodeClassKeys(complete: .random(), completeUntilFirstUserAuthentication: .random(),
                                           completeUnlessOpenPrivate: X25519.generatePrivateKey())
         return try assemble(vaultID: .random(), generation: 1, kdf: kdf, passcode: passcode,
@@ -87,7 +87,7 @@ public struct Keybag: Sendable, Equatable {
     /// are sealed again too (the generation is in their associated data). O(1): no file is
     /// touched.
     public func changingPasscode(to newPasscode: SecureBuffer?, classKeys: PasscodeClassKeys,
-                                 deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+                                 deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, passcode: newPasscode,
                           classBPublicKey: classBPublicKey,
                           deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
@@ -98,15 +98,15 @@ public struct Keybag: Sendable, Equatable {
     /// A restored vault's keybag (docs/BACKUP.md): the keys of the backup under this
     /// device and `passcode` (none: a vault without a passcode), at `generation`.
     public static func restoring(_ keys: VaultKeys, generation: UInt64, passcode: SecureBuffer?,
-                                 deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+                                 deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         try restoring(keys, generation: generation,
-                      stretched: try passcode.map { (secret) throws(VaultError) in try stretch(secret, kdf: keys.kdf) },
+                      stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: keys.kdf) },
                       deviceKeys: deviceKeys)
     }
 
     /// The same, with the passcode already run through Argon2id under the keys' parameters.
     public static func restoring(_ keys: VaultKeys, generation: UInt64, stretched: StretchedPasscode?,
-                                 deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+                                 deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         precondition(stretched.map { $0.kdf == keys.kdf } ?? true, "a passcode stretched under other parameters")
         return assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, stretched: stretched,
                         classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
@@ -121,7 +121,7 @@ public struct Keybag: Sendable, Equatable {
         let key: LockedKey
     }
 
-    public static func stretch(_ passcode: SecureBuffer, kdf: Argon2idParameters) throws(VaultError) -> StretchedPasscode {
+    public static func stretch(_ passcode: SecureBuffer, kdf: Argon2idParameters) throws(KeybagError) -> StretchedPasscode {
         let salt = SecureRandom.bytes(Argon2id.saltByteCount)
         do {
             return StretchedPasscode(kdf: kdf, salt: salt, key: try Argon2id.deriveKey(passcode: passcode, salt: salt, parameters: kdf))
@@ -132,9 +132,9 @@ public struct Keybag: Sendable, Equatable {
 
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
-                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
+                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         assemble(vaultID: vaultID, generation: generation, kdf: kdf,
-                 stretched: try passcode.map { (secret) throws(VaultError) in try stretch(secret, kdf: kdf) },
+                 stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: kdf) },
                  classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys)
     }
 
@@ -194,12 +194,12 @@ public struct Keybag: Sendable, Equatable {
     /// Parses and checks a keybag, in FORMAT.md's order: size and magic, version, device
     /// key check, MAC, then the entry layout. The generation and the Argon2id parameters
     /// are checked by `admit(into:)`, which needs the vault state.
-    public static func decode(_ bytes: [UInt8], deviceKeys: DeviceKeys) throws(VaultError) -> Keybag {
-        guard bytes.count == byteCount else { throw .keybagDamaged(reason: "it has \(bytes.count) bytes instead of \(byteCount)") }
-        guard Array(bytes[0..<8]) == magic else { throw .keybagDamaged(reason: "it does not start with the protfs keybag magic") }
+    public static func decode(_ bytes: [UInt8], deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
+        guard bytes.count == byteCount else { throw .damaged(reason: "it has \(bytes.count) bytes instead of \(byteCount)") }
+        guard Array(bytes[0..<8]) == magic else { throw .damaged(reason: "it does not start with the protfs keybag magic") }
         let version: UInt16 = bytes.littleEndian(at: 8)
-        guard version <= currentVersion else { throw .keybagFromNewerVersion(version: version) }
-        guard version >= 1 else { throw .keybagDamaged(reason: "format version 0 does not exist") }
+        guard version <= currentVersion else { throw .newerVersion(version) }
+        guard version >= 1 else { throw .damaged(reason: "format version 0 does not exist") }
         let vaultID = ObjectID(bytes: Array(bytes[12..<28]))!
         let check = Array(bytes[68..<100])
         guard ConstantTime.equal(check, deviceKeyCheck(vaultID: vaultID, deviceKeys: deviceKeys)) else {
@@ -207,7 +207,7 @@ public struct Keybag: Sendable, Equatable {
         }
         let expectedMAC = BLAKE2b.mac(key: deviceKeys.keybagMAC, outputByteCount: macByteCount, Array(bytes[0..<macOffset]))
         guard ConstantTime.equal(Array(bytes[macOffset...]), expectedMAC) else {
-            throw .keybagDamaged(reason: "its MAC does not verify (tampered or corrupted)")
+            throw .damaged(reason: "its MAC does not verify (tampered or corrupted)")
         }
         let flags: UInt16 = bytes.littleEndian(at: 10)
         let passcodeSet = version == passcodeVersion
@@ -217,13 +217,13 @@ public struct Keybag: Sendable, Equatable {
             let entry = Entry(classID: bytes[start], wrapKind: bytes[start + 1],
                               sealed: Array(bytes[(start + 2)..<(start + entryByteCount)]))
             guard entry.classID == slot.classID, entry.wrapKind == slot.wrapKind(passcodeSet: passcodeSet) else {
-                throw .keybagDamaged(reason: "entry \(slot.rawValue + 1) is not the one the format puts there")
+                throw .damaged(reason: "entry \(slot.rawValue + 1) is not the one the format puts there")
             }
             entries.append(entry)
         }
         // Version 1 has reserved bytes there; version 2 exactly the no-passcode flag.
         guard flags == (passcodeSet ? 0 : noPasscodeFlag) else {
-            throw .keybagDamaged(reason: passcodeSet ? "reserved bytes are not zero" : "its flags are not the ones of its version")
+            throw .damaged(reason: passcodeSet ? "reserved bytes are not zero" : "its flags are not the ones of its version")
         }
         return Keybag(version: version, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
                       kdf: Argon2idParameters(opsLimit: bytes.littleEndian(at: 36), memLimit: bytes.littleEndian(at: 44)),
@@ -234,12 +234,12 @@ public struct Keybag: Sendable, Equatable {
     // MARK: unwrapping
 
     /// The filesystem key: needs the device only, so it is available in every state.
-    public func unwrapFilesystemKey(deviceKeys: DeviceKeys) throws(VaultError) -> LockedKey {
+    public func unwrapFilesystemKey(deviceKeys: DeviceKeys) throws(KeybagError) -> LockedKey {
         try unwrapDamageOnFailure(.filesystem, with: deviceKeys.wrap)
     }
 
     /// The `none` class key: needs the device only.
-    public func unwrapNoneKey(deviceKeys: DeviceKeys) throws(VaultError) -> LockedKey {
+    public func unwrapNoneKey(deviceKeys: DeviceKeys) throws(KeybagError) -> LockedKey {
         try unwrapDamageOnFailure(.none, with: deviceKeys.wrap)
     }
 
@@ -247,7 +247,7 @@ public struct Keybag: Sendable, Equatable {
     /// the `completeUnlessOpen` private key gives the stored public key.
     /// Without a passcode in this keybag, that is damage to the caller, who checks
     /// `passcodeSet` first.
-    public func unlock(passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys? {
+    public func unlock(passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(KeybagError) -> PasscodeClassKeys? {
         guard passcodeSet else { throw .noPasscodeSet }
         let passcodeKey = try Self.derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID,
                                                      deviceKeys: deviceKeys)
@@ -258,7 +258,7 @@ public struct Keybag: Sendable, Equatable {
     }
 
     /// The keys a passcode would unlock, from a keybag without one: the device opens them.
-    public func unlockWithoutPasscode(deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys {
+    public func unlockWithoutPasscode(deviceKeys: DeviceKeys) throws(KeybagError) -> PasscodeClassKeys {
         guard !passcodeSet else { throw .passcodeRequired }
         return try classKeys(completeUntilFirstUserAuthentication: unwrapDamageOnFailure(.completeUntilFirstUserAuthentication,
                                                                                          with: deviceKeys.wrap),
@@ -268,12 +268,12 @@ public struct Keybag: Sendable, Equatable {
     /// The other two entries under `key`, and the check that the private `completeUnlessOpen`
     /// key gives the stored public key.
     private func classKeys(completeUntilFirstUserAuthentication cuFUA: LockedKey,
-                           openingWith key: LockedKey) throws(VaultError) -> PasscodeClassKeys {
+                           openingWith key: LockedKey) throws(KeybagError) -> PasscodeClassKeys {
         let keys = PasscodeClassKeys(complete: try unwrapDamageOnFailure(.complete, with: key),
                                      completeUntilFirstUserAuthentication: cuFUA,
                                      completeUnlessOpenPrivate: try unwrapDamageOnFailure(.completeUnlessOpenPrivate, with: key))
         guard ConstantTime.equal(X25519.publicKey(for: keys.completeUnlessOpenPrivate), classBPublicKey) else {
-            throw .keybagDamaged(reason: "the completeUnlessOpen private key does not match its public key")
+            throw .damaged(reason: "the completeUnlessOpen private key does not match its public key")
         }
         return keys
     }
@@ -283,9 +283,9 @@ public struct Keybag: Sendable, Equatable {
         return try XChaCha20Poly1305.unwrap(entries[slot.rawValue].sealed, authenticating: ad, with: key)
     }
 
-    private func unwrapDamageOnFailure(_ slot: Slot, with key: LockedKey) throws(VaultError) -> LockedKey {
+    private func unwrapDamageOnFailure(_ slot: Slot, with key: LockedKey) throws(KeybagError) -> LockedKey {
         do { return try unwrap(slot, with: key) } catch {
-            throw .keybagDamaged(reason: "entry \(slot.rawValue + 1) does not open")
+            throw .damaged(reason: "entry \(slot.rawValue + 1) does not open")
         }
     }
 
@@ -309,7 +309,7 @@ public struct Keybag: Sendable, Equatable {
     /// `BLAKE2b-256(key = tangle, "protfs passcode v1" || vault id || Argon2id(passcode))`;
     /// the Argon2id output is wiped as soon as it is tangled.
     static func derivePasscodeKey(passcode: SecureBuffer, salt: [UInt8], kdf: Argon2idParameters, vaultID: ObjectID,
-                                  deviceKeys: DeviceKeys) throws(VaultError) -> LockedKey {
+                                  deviceKeys: DeviceKeys) throws(KeybagError) -> LockedKey {
         let stretched: LockedKey
         do { stretched = try Argon2id.deriveKey(passcode: passcode, salt: salt, parameters: kdf) } catch {
             throw .passcodeHashFailed
@@ -330,12 +330,12 @@ public struct Keybag: Sendable, Equatable {
 
     /// The raw bytes of `protfs.keybag` in a backing directory (at most one byte more than
     /// a keybag, so a longer file is seen as damaged without reading it all).
-    public static func readBytes(in backingRoot: FileDescriptor, backingPath: String) throws(VaultError) -> [UInt8] {
+    public static func readBytes(in backingRoot: FileDescriptor, backingPath: String) throws(KeybagError) -> [UInt8] {
         let file: OwnedDescriptor
         do { file = try OwnedDescriptor.openRegularFile(fileName, in: backingRoot) } catch .noEntry {
-            throw .notAVault(path: backingPath)
+            throw .missing(path: backingPath)
         } catch .io {
-            throw .keybagDamaged(reason: "it is not a regular file")
+            throw .damaged(reason: "it is not a regular file")
         } catch {
             throw .system(operation: "open the keybag in", path: backingPath, errno: error)
         }
@@ -352,7 +352,7 @@ public struct Keybag: Sendable, Equatable {
 
     /// Writes this keybag over `protfs.keybag` atomically (a `protfs.tmp.*` file, fsync,
     /// rename, fsync the directory).
-    public func write(in backingRoot: FileDescriptor, backingPath: String) throws(VaultError) {
+    public func write(in backingRoot: FileDescriptor, backingPath: String) throws(KeybagError) {
         do {
             try backingRoot.writeFileAtomically(Self.fileName, contents: encoded(), syncDirectory: true)
         } catch {

@@ -63,7 +63,7 @@ public enum XattrCodec {
     }
 
     /// NAME of `user.NAME`, checked. It is plaintext: the caller wipes it.
-    private static func suffix(of name: [UInt8]) throws(Errno) -> [UInt8] {
+    static func suffix(of name: [UInt8]) throws(Errno) -> [UInt8] {
         guard name.starts(with: userNamespace.utf8) else { throw .notSupported }
         let suffix = Array(name[userNamespace.utf8.count...])
         guard !suffix.isEmpty, !suffix.contains(0) else { throw .invalid }

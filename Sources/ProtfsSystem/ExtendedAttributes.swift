@@ -72,3 +72,11 @@ extension FileDescriptor {
         }
     }
 }
+
+/// `setxattr`'s flags, for code that answers them itself.
+public enum ExtendedAttributeFlag {
+    /// Fail with `EEXIST` if the attribute exists.
+    public static let create = Int32(XATTR_CREATE)
+    /// Fail with `ENODATA` unless the attribute exists.
+    public static let replace = Int32(XATTR_REPLACE)
+}

@@ -22,10 +22,17 @@ extension DaemonControl {
         } catch {
             throw ControlFailure(error.exitCode, error.description)
         }
-        log.info("backup of \(vault.backingPath) started; changes to the namespace wait until it ends")
+        // Said at the first entry, not before the passphrase stretch: only the walk holds the
+        // namespace, and a stretch takes seconds on a loaded machine.
+        var walking = false
+        let log = log, backingPath = vault.backingPath
         do throws(BackupError) {
             let backup = try VaultBackup.stream(vault: vault, classKeys: classKeys, into: archive, named: "the archive",
                                                 passphrase: passphrase, snapshots: fileSystem.snapshots) { (objects, bytes) throws(BackupError) in
+                if !walking {
+                    walking = true
+                    log.info("backup of \(backingPath) started; changes to the namespace wait until it ends")
+                }
                 guard progress(objects, bytes) else { throw .cancelled }
             }
             log.info("backup of \(vault.backingPath) complete")

@@ -97,8 +97,18 @@ final class DaemonControl: ControlHandler {
                 return ControlReplyMessage(reply: .done)
             case .list(let service):
                 return ControlReplyMessage(reply: .items(try items.list(owner: owner, service: service)))
+            case .search(let query) where query.returnsSecrets:
+                let matches = try items.searchWithSecrets(owner: owner, query)
+                return ControlReplyMessage(reply: .itemsWithSecrets(matches.items, secretLengths: matches.secretLengths),
+                                           secret: matches.secrets)
             case .search(let query):
                 return ControlReplyMessage(reply: .items(try items.search(owner: owner, query)))
+            case .updateMatches(let query, let changes, let rename, _):
+                try items.updateMatches(owner: owner, query, changes: changes, rename: rename, secret: secret)
+                return ControlReplyMessage(reply: .done)
+            case .deleteMatches(let query):
+                try items.deleteMatches(owner: owner, query)
+                return ControlReplyMessage(reply: .done)
             }
         } catch {
             throw ControlFailure(error.exitCode, error.description)

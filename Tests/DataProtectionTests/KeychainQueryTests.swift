@@ -115,3 +115,9 @@ import Testing
                 == .none("PROTFS_KEYCHAIN (or ProtfsKeychain.mountpoint) names /tmp/x, which is on no protfs mount"))
     }
 }
+
+extension KeychainQuery {
+    /// Whether the daemon would return `item` for this query: the matcher it runs
+    /// (`ItemQuery.matches`) with the query the library sends.
+    func matches(_ item: ItemAttributes) -> Bool { itemQuery?.matches(item) ?? false }
+}

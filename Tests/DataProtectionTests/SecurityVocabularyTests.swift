@@ -97,13 +97,12 @@ import Testing
 
     @Test func optionsThatChangeNothingOnLinuxAreAccepted() throws {
         var query = genericPassword
-        query[kSecAttrAccessGroup as String] = "TEAMID.com.example.shared"
         query[kSecUseAuthenticationUI as String] = kSecUseAuthenticationUIFail
         query[kSecUseDataProtectionKeychain as String] = true
         query[kSecReturnPersistentRef as String] = true
         query[kSecMatchLimit as String] = 5
         let parsed = try KeychainQuery(query as CFDictionary, for: .search)
-        #expect(parsed.limit == 5 && parsed.returnPersistentRef)
+        #expect(parsed.limit == 5 && parsed.returnPersistentRef && parsed.itemQuery?.limit == 5)
     }
 
     @Test func aPersistentReferenceFindsItsItemAgain() throws {
@@ -128,8 +127,23 @@ import Testing
 
     @Test func updateMayRename() throws {
         let update = try KeychainQuery([kSecAttrAccount: "bob"] as CFDictionary, for: .changes)
-        #expect(update.renames(ItemAttributes(service: "s", account: "alice")))
-        #expect(!update.renames(ItemAttributes(service: "s", account: "bob")))
+        #expect(update.rename == ItemRename(account: "bob"))
+        #expect(try KeychainQuery([kSecAttrLabel: "l"] as CFDictionary, for: .changes).rename.isEmpty)
+    }
+
+    /// iOS keeps an item's access group, finds items by it, and returns it.
+    @Test func theAccessGroupIsKeptAndMatched() throws {
+        var add = genericPassword
+        add[kSecAttrAccessGroup as String] = "TEAMID.com.example.shared"
+        let item = try KeychainQuery(add as CFDictionary, for: .add).newItem()
+        #expect(Keychain.attributeDictionary(item)[kSecAttrAccessGroup] as? String == "TEAMID.com.example.shared")
+        #expect(try KeychainQuery(add as CFDictionary, for: .search).matches(item))
+        add[kSecAttrAccessGroup as String] = "TEAMID.com.example.other"
+        #expect(try !KeychainQuery(add as CFDictionary, for: .search).matches(item))
+        #expect(try KeychainQuery(genericPassword as CFDictionary, for: .search).matches(item))
+        #expect(throws: KeychainStatus.unimplemented) {
+            try KeychainQuery([kSecAttrAccessGroup: "TEAMID.com.example.other"] as CFDictionary, for: .changes)
+        }
     }
 
     @Test func statusesAndMessagesAreApples() {

@@ -3,6 +3,7 @@ import ProtfsControl
 @testable import ProtfsControlClient
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsTestSupport
 import Testing
 
 /// Item requests and replies through the real client and server (docs/CONTROL.md): secrets of
@@ -59,6 +60,57 @@ import Testing
         #expect(try client.send(.item(ItemRequest(uid: nil, .delete(service: "svc", account: "a")))) == .done)
         #expect(throws: ControlFailure(.notFound, "no item")) {
             try client.send(.item(ItemRequest(uid: nil, .delete(service: "svc", account: "a"))))
+        }
+    }
+
+    /// `SecItemCopyMatching`'s request: the whole query in the header, every match's secret
+    /// after it in one frame, each as long as the reply says; updates and deletes of matches.
+    @Test func matchesCarryTheirSecretsInOneReply() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        try add(client, "a", secret: [1])
+        try add(client, "b", secret: [])
+        try add(client, "c", secret: [3, 3, 3])
+        var query = ItemQuery(service: "svc")
+        query.generic = [0, 1, 2]
+        query.accessibility = .afterFirstUnlockThisDeviceOnly
+        query.absentLookupAttributes = ["protfs:class"]
+        query.returnsSecrets = true
+        let message = try client.exchange(.item(ItemRequest(uid: nil, .search(query))))
+        guard case .itemsWithSecrets(let items, let lengths) = message.reply, let secrets = message.secret else {
+            Issue.record("unexpected \(message.reply)")
+            return
+        }
+        #expect(items.map(\.account) == ["a", "b", "c"] && lengths == [1, 0, 3])
+        #expect(secrets.withUnsafeBytes { Array($0) } == [1, 3, 3, 3])
+
+        var some = ItemQuery(service: "svc", account: "c")
+        some.label = "label c"
+        some.limit = 1
+        let update = ItemRequest(uid: nil, .updateMatches(some, changes: ItemChanges(label: "x"), rename: ItemRename(account: "d"),
+                                                          changesSecret: true))
+        #expect(try client.send(.item(update), secrets: [secret([4])]) == .done)
+        #expect(try get(client, "c").0.label == "x" && get(client, "c").1 == [4])
+        #expect(try client.send(.item(ItemRequest(uid: nil, .deleteMatches(ItemQuery(service: "svc"))))) == .done)
+        #expect(throws: ControlFailure(.notFound, "no item")) { try get(client, "a") }
+    }
+
+    /// Secrets are sent only after a reply that announces them, exactly as long as it says.
+    @Test func aSecretFrameOfAnotherLengthIsRefused() throws {
+        let reply = ControlReply.itemsWithSecrets([ItemAttributes(service: "s", account: "a")], secretLengths: [2])
+        var sink = MemorySink()
+        try ControlWire.write(reply, secret: SecureBuffer(count: 2), to: &sink)
+        var fits = MemorySource(sink.bytes)
+        #expect(try ControlWire.readReplyMessage(from: &fits)?.secret?.count == 2)
+        let header = sink.bytes.prefix(sink.bytes.count - 6)
+        var longer = MemorySource(Array(header) + [0, 0, 0, 3, 1, 2, 3])
+        #expect(throws: ControlWireError.lengthOutOfRange(field: "secret", length: 3, range: 2...2)) {
+            try ControlWire.readReplyMessage(from: &longer)
+        }
+        let json = #"{"reply":"itemsWithSecrets","items":[],"secretLengths":[5]}"#
+        var bad = MemorySource([0, 0, 0, UInt8(json.utf8.count)] + Array(json.utf8))
+        #expect(throws: ControlWireError.malformed("secretLengths: secret lengths that do not fit the items")) {
+            try ControlWire.readReplyMessage(from: &bad)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsTestSupport
 import Testing
 @testable import ProtfsControl
 @testable import ProtfsControlClient

@@ -1,5 +1,6 @@
 import Foundation
 import ProtfsDomain
+import ProtfsTestSupport
 import Testing
 import ProtfsControl
 @testable import ProtfsControlClient

@@ -5,6 +5,7 @@ import Glibc
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem
+import ProtfsTestSupport
 
 /// A server with a fake handler on a socket in a fresh temporary directory (`<root>/protfs`,
 /// as `$XDG_RUNTIME_DIR/protfs` would be with XDG_RUNTIME_DIR=<root>), stopped and removed
@@ -51,44 +52,6 @@ extension UnixSocket {
         var source = SocketByteSource(socket: self, deadline: Deadline(after: timeout))
         return try ControlWire.readReply(from: &source)
     }
-}
-
-/// Whole messages in memory, for the decoder tests.
-struct MemorySource: ControlByteSource {
-    let bytes: [UInt8]
-    var offset = 0
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-
-    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(ControlWireError) {
-        guard buffer.count > 0 else { return }
-        guard offset < bytes.count else { throw .closed }
-        guard bytes.count - offset >= buffer.count else {
-            offset = bytes.count
-            throw .truncated
-        }
-        bytes[offset..<offset + buffer.count].withUnsafeBytes { buffer.copyMemory(from: $0) }
-        offset += buffer.count
-    }
-}
-
-struct MemorySink: ControlByteSink {
-    var bytes: [UInt8] = []
-
-    mutating func send(_ buffer: UnsafeRawBufferPointer) throws(ControlWireError) {
-        bytes.append(contentsOf: buffer)
-    }
-}
-
-func secret(_ bytes: [UInt8]) -> SecureBuffer {
-    bytes.withUnsafeBytes { SecureBuffer(copying: $0) }
-}
-
-/// The encoded form of a request, as protfsctl would send it.
-func encodedRequest(_ request: ControlRequest, secrets: [[UInt8]] = []) throws -> [UInt8] {
-    var sink = MemorySink()
-    try ControlWire.write(request, secrets: secrets.map(secret), to: &sink)
-    return sink.bytes
 }
 
 /// The freshly built `protfsctl`, beside the test bundle in the build directory.

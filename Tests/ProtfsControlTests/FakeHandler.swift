@@ -118,8 +118,23 @@ final class FakeHandler: ControlHandler {
                 let all = record.items[owner, default: [:]].values.map(\.0).filter { service == nil || $0.service == service }
                 return ControlReplyMessage(reply: .items(all.sorted { $0.account < $1.account }))
             case .search(let query):
-                let found = record.items[owner, default: [:]].values.map(\.0).filter(query.matches)
-                return ControlReplyMessage(reply: .items(found.sorted { $0.account < $1.account }))
+                let found = record.items[owner, default: [:]].values.filter { query.matches($0.0) }.sorted { $0.0.account < $1.0.account }
+                guard query.returnsSecrets else { return ControlReplyMessage(reply: .items(found.map(\.0))) }
+                let secrets = found.flatMap(\.1).withUnsafeBytes { SecureBuffer(copying: $0) }
+                return ControlReplyMessage(reply: .itemsWithSecrets(found.map(\.0), secretLengths: found.map(\.1.count)), secret: secrets)
+            case .updateMatches(let query, let changes, _, _):
+                let keys = record.items[owner, default: [:]].filter { query.matches($0.value.0) }.keys
+                guard !keys.isEmpty else { throw ControlFailure(.notFound, "no item") }
+                for key in keys {
+                    record.items[owner]![key]!.0.label = changes.label ?? record.items[owner]![key]!.0.label
+                    if let bytes { record.items[owner]![key]!.1 = bytes }
+                }
+                return ControlReplyMessage(reply: .done)
+            case .deleteMatches(let query):
+                let before = record.items[owner, default: [:]].count
+                record.items[owner] = record.items[owner]?.filter { !query.matches($0.value.0) }
+                guard record.items[owner, default: [:]].count < before else { throw ControlFailure(.notFound, "no item") }
+                return ControlReplyMessage(reply: .done)
             }
         }
     }

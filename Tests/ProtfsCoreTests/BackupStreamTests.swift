@@ -3,6 +3,7 @@ import Testing
 import ProtfsTestSupport
 @testable import ProtfsCore
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// The chunked, authenticated body of a backup archive (docs/BACKUP.md) at the sizes where
@@ -119,5 +120,42 @@ import ProtfsSystem
             let n = readlinkat(fds.rawValue, name, &target, target.count)
             return n > 0 && String(decoding: target.prefix(n), as: UTF8.self) == path
         }.count
+    }
+
+    /// An entry's xattrs as an archive holds them: a count, then each name and value.
+    static func extendedAttributes(_ attributes: [(name: String, valueBytes: Int)]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.appendLittleEndian(UInt16(attributes.count))
+        for (name, valueBytes) in attributes {
+            out.appendLittleEndian(UInt16(name.utf8.count))
+            out += Array(name.utf8)
+            out.appendLittleEndian(UInt32(valueBytes))
+            out += [UInt8](repeating: 0x61, count: valueBytes)
+        }
+        return out
+    }
+
+    func readExtendedAttributes(_ attributes: [(name: String, valueBytes: Int)]) throws -> Int {
+        let body = Self.extendedAttributes(attributes)
+        let path = try writeArchive(body, named: "xattrs")
+        defer { unlink(path) }
+        let file = try FileDescriptor.open(path: path, [.readOnly])
+        defer { file.close() }
+        let (reader, _) = try BackupStreamReader.open(file: file, passphrase: passcode("phrase")) { (_) throws(BackupError) in
+            { () throws(BackupError) in }
+        }
+        return try reader.readExtendedAttributes().count
+    }
+
+    /// A crafted entry may not make a restore hold more than a file's xattrs can be: one value
+    /// past 64 KiB, names past the kernel's 64 KiB list, or more than 16 MiB of values.
+    @Test func extendedAttributesPastWhatAFileCanHoldAreDamage() throws {
+        #expect(try readExtendedAttributes([("user.a", 65536), ("user.b", 3)]) == 2)
+        let damaged = BackupError.damaged("an entry's extended attributes are larger than any file's can be")
+        #expect(throws: damaged) { try readExtendedAttributes([("user.a", 65537)]) }
+        let manyNames = (0..<4000).map { (name: "user.name-number-\($0)", valueBytes: 0) }
+        #expect(throws: damaged) { try readExtendedAttributes(manyNames) }
+        let manyValues = (0..<257).map { (name: "user.v\($0)", valueBytes: 65536) }
+        #expect(throws: damaged) { try readExtendedAttributes(manyValues) }
     }
 }

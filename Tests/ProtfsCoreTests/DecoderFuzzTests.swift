@@ -72,21 +72,21 @@ struct DecoderFuzzTests {
         let deviceKeys = KeybagFixture.deviceKeys
         let broken = fuzz("Keybag", samples: [KeybagFixture.bytes], reseal: { resealingKeybag($0, deviceKeys: deviceKeys) }) { input in
             let keybag: Keybag
-            do throws(VaultError) { keybag = try Keybag.decode(input, deviceKeys: deviceKeys) } catch {
+            do throws(KeybagError) { keybag = try Keybag.decode(input, deviceKeys: deviceKeys) } catch {
                 switch error {
-                case .keybagDamaged(let reason): return reason.isEmpty ? "a damaged keybag without a reason" : nil
-                case .keybagFromNewerVersion, .deviceKeyMismatch: return nil
+                case .damaged(let reason): return reason.isEmpty ? "a damaged keybag without a reason" : nil
+                case .newerVersion, .deviceKeyMismatch: return nil
                 default: return "decode threw \(error)"
                 }
             }
             guard keybag.encoded() == input else { return "does not re-encode to its input" }
             // The passcode entries need Argon2id and are not unwrapped here; the device ones
             // open or are damage.
-            do throws(VaultError) {
+            do throws(KeybagError) {
                 _ = try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
                 _ = try keybag.unwrapNoneKey(deviceKeys: deviceKeys)
             } catch {
-                guard case .keybagDamaged = error else { return "unwrapping threw \(error)" }
+                guard case .damaged = error else { return "unwrapping threw \(error)" }
             }
             return nil
         }
@@ -227,6 +227,35 @@ struct DecoderFuzzTests {
             return nil
         }
         #expect(names.isEmpty && stored.isEmpty && sealed.isEmpty, "\(names + stored + sealed)")
+    }
+
+    /// The plaintext behind the blob's seal: what someone holding the key could plant.
+    @Test("PackedXattrs: the blob's plaintext and its seal")
+    func packedAttributes() throws {
+        let objectID = ObjectID.random()
+        var samples: [[UInt8]] = [PackedXattrs().encoded()]
+        var packed = PackedXattrs()
+        for (index, name) in ["a", "comment", "zoë", String(repeating: "n", count: 159)].enumerated() {
+            try packed.set(Array("user.\(name)".utf8), [UInt8](repeating: UInt8(index), count: index * 300))
+            samples.append(packed.encoded())
+        }
+        let plaintexts = fuzz("packed xattr plaintexts", samples: samples) { input in
+            do throws(Errno) {
+                return try PackedXattrs.decoded(input).encoded() == input ? nil : "a second encoding of one set of attributes"
+            } catch {
+                return error == .io ? nil : "decoding threw \(error), not EIO"
+            }
+        }
+        let blob = try packed.sealed(objectID: objectID, keys: filesystemKeys)
+        let seals = fuzz("packed xattr blobs", samples: [blob]) { input in
+            do throws(Errno) {
+                _ = try PackedXattrs.open(input, objectID: objectID, keys: filesystemKeys)
+                return input == blob ? nil : "a mutated blob opened"
+            } catch {
+                return error == .io ? nil : "opening threw \(error), not EIO"
+            }
+        }
+        #expect(plaintexts.isEmpty && seals.isEmpty, "\(plaintexts + seals)")
     }
 
     @Test("SymlinkTarget.load and plaintextLength, inline and out of line, formats 1, 2 and 3")

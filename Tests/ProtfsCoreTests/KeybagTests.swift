@@ -42,19 +42,18 @@ import ProtfsCrypto
 
     @Test func wrongDeviceKeyHasItsOwnError() {
         let other = DeviceKeys(deviceKey: .random())
-        #expect(throws: VaultError.deviceKeyMismatch) { try Keybag.decode(F.bytes, deviceKeys: other) }
-        #expect(VaultError.deviceKeyMismatch.exitCode == .failure)
-        #expect("\(VaultError.deviceKeyMismatch)".contains("device key does not match this vault"))
+        #expect(throws: KeybagError.deviceKeyMismatch) { try Keybag.decode(F.bytes, deviceKeys: other) }
+        #expect(VaultError(.deviceKeyMismatch).exitCode == .failure)
+        #expect("\(VaultError(.deviceKeyMismatch))".contains("device key does not match this vault"))
     }
 
     @Test func substitutedPublicKeyFailsTheMAC() {
         var bytes = F.bytes
         let attacker = X25519.publicKey(for: X25519.generatePrivateKey())
         bytes.replaceSubrange(100..<132, with: attacker)
-        #expect(throws: VaultError.self) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
-        let error = #expect(throws: VaultError.self) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
-        guard case .keybagDamaged = error else { Issue.record("expected damage, got \(String(describing: error))"); return }
-        #expect(error?.exitCode == .damage)
+        let error = #expect(throws: KeybagError.self) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
+        guard case .damaged = error else { Issue.record("expected damage, got \(String(describing: error))"); return }
+        #expect(error.map { VaultError($0).exitCode } == .damage)
     }
 
     @Test func mismatchedPrivateKeyFailsTheUnlockCheck() throws {
@@ -65,7 +64,7 @@ import ProtfsCrypto
                             classBPublicKey: X25519.publicKey(for: X25519.generatePrivateKey()),
                             entries: F.keybag.entries, mac: []).signed(deviceKeys: F.deviceKeys)
         let decoded = try Keybag.decode(forged.encoded(), deviceKeys: F.deviceKeys)
-        #expect(throws: VaultError.keybagDamaged(reason: "the completeUnlessOpen private key does not match its public key")) {
+        #expect(throws: KeybagError.damaged(reason: "the completeUnlessOpen private key does not match its public key")) {
             try decoded.unlock(passcode: passcode(F.passcodeText), deviceKeys: F.deviceKeys)
         }
     }
@@ -99,15 +98,15 @@ import ProtfsCrypto
             [0x58] + Array(F.bytes[1...]),
         ]
         for sample in samples {
-            let error = #expect(throws: VaultError.self) { try Keybag.decode(sample, deviceKeys: F.deviceKeys) }
-            #expect(error?.exitCode == .damage)
+            let error = #expect(throws: KeybagError.self) { try Keybag.decode(sample, deviceKeys: F.deviceKeys) }
+            #expect(error.map { VaultError($0).exitCode } == .damage)
         }
         // Any flipped bit after the device key check fails the MAC.
         for offset in [28, 40, 60, 110, 150, 300, 501, 520] {
             var bytes = F.bytes
             bytes[offset] ^= 0x10
-            let error = #expect(throws: VaultError.self) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
-            #expect(error?.exitCode == .damage)
+            let error = #expect(throws: KeybagError.self) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
+            #expect(error.map { VaultError($0).exitCode } == .damage)
         }
     }
 
@@ -115,8 +114,8 @@ import ProtfsCrypto
         var bytes = F.bytes
         // Version 2 is the keybag of a vault without a passcode (NoPasscodeKeybagTests).
         bytes[8] = 3
-        #expect(throws: VaultError.keybagFromNewerVersion(version: 3)) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
-        #expect("\(VaultError.keybagFromNewerVersion(version: 3))".contains("newer protfs"))
+        #expect(throws: KeybagError.newerVersion(3)) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
+        #expect("\(VaultError(.newerVersion(3)))".contains("newer protfs"))
     }
 
     @Test func passwdRewrapsAndOnlyTheNewPasscodeWorks() throws {
@@ -140,6 +139,6 @@ import ProtfsCrypto
         let spliced = Keybag(version: 1, vaultID: F.keybag.vaultID, generation: 2, kdf: F.keybag.kdf, salt: F.keybag.salt,
                              deviceKeyCheck: F.keybag.deviceKeyCheck, classBPublicKey: F.keybag.classBPublicKey,
                              entries: F.keybag.entries, mac: []).signed(deviceKeys: F.deviceKeys)
-        #expect(throws: VaultError.self) { try spliced.unwrapFilesystemKey(deviceKeys: F.deviceKeys) }
+        #expect(throws: KeybagError.self) { try spliced.unwrapFilesystemKey(deviceKeys: F.deviceKeys) }
     }
 }

@@ -21,6 +21,7 @@ import ProtfsTestSupport
         static let longName = String(repeating: "n", count: 200)
         static let longTarget = String(repeating: "t/", count: 1500)
         static let notesSize = 10000  // three chunks, the last one partial
+        static let longNote = Array(("remembered " + String(repeating: "n", count: 2000)).utf8)
 
         init() throws {
             _ = try Vault.initialize(backing: backing, protectionClass: .completeUntilFirstUserAuthentication,
@@ -28,7 +29,10 @@ import ProtfsTestSupport
             try populate { fs, caller in
                 let root = fs.root
                 try Self.write(fs, "notes", in: root, size: Self.notesSize, caller: caller)
-                try fs.setExtendedAttribute(Array("user.note".utf8), Array("remembered".utf8), flags: 0, of: try fs.lookup(Array("notes".utf8), in: root), caller: caller)
+                let notes = try fs.lookup(Array("notes".utf8), in: root)
+                // One attribute packed with the others, one too long to be, in its own xattr.
+                try fs.setExtendedAttribute(Array("user.tag".utf8), Array("t".utf8), flags: 0, of: notes, caller: caller)
+                try fs.setExtendedAttribute(Array("user.note".utf8), Self.longNote, flags: 0, of: notes, caller: caller)
                 try fs.reclass(try Self.write(fs, "secret", in: root, size: 100, caller: caller), to: .complete)
                 try fs.reclass(try Self.write(fs, "open", in: root, size: 5000, caller: caller), to: .none)
                 try fs.reclass(try Self.write(fs, "b-file", in: root, size: 50, caller: caller), to: .completeUnlessOpen)
@@ -522,6 +526,46 @@ import ProtfsTestSupport
         ])
         #expect(report.findings.contains { $0.line == "damaged: /notes: value of extended attribute user.note fails authentication; removed" })
         #expect(try listxattrOrThrow(notes).filter { $0.hasPrefix(XattrCodec.backingPrefix) }.isEmpty)
+        #expect(try f.check().findings.isEmpty)
+    }
+
+    @Test func damagedPackedAttributesAreRemoved() throws {
+        let f = try Fixture()
+        let notes = f.full(try f.backingPath("notes"))
+        var blob = try getxattrOrThrow(notes, PackedXattrs.backingName)
+        blob[blob.count - 1] ^= 1
+        try setxattrOrThrow(notes, PackedXattrs.backingName, blob)
+
+        let report = try f.check(repair: true)
+        #expect(report.findings.map(\.problem) == [.packedAttributesDamaged])
+        #expect(report.findings.contains {
+            $0.line == "damaged: /notes: packed extended attributes fail authentication (tampered, or copied from another object); removed"
+        })
+        #expect(try !listxattrOrThrow(notes).contains(PackedXattrs.backingName))
+        #expect(try f.check().findings.isEmpty)
+        try f.populate { fs, _ in
+            let node = try fs.lookup(Array("notes".utf8), in: fs.root)
+            #expect(try fs.extendedAttribute(Array("user.note".utf8), of: node) == Fixture.longNote, "the unpacked one stays")
+        }
+    }
+
+    /// A crash between writing an attribute's new place and removing its old one leaves a
+    /// copy in its own xattr that the blob shadows: not damage the mount shows, but stale.
+    @Test func shadowedUnpackedCopiesAreRemoved() throws {
+        let f = try Fixture()
+        let notes = f.full(try f.backingPath("notes"))
+        var stale = ""
+        try f.populate { fs, _ in
+            let node = try fs.lookup(Array("notes".utf8), in: fs.root)
+            let objectID = try fs.header(of: node).fileID, keys = fs.vault.filesystemKeys, name = Array("user.tag".utf8)
+            stale = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
+            try node.descriptor.setExtendedAttribute(stale, try XattrCodec.sealValue(Array("old".utf8), name: name, objectID: objectID, keys: keys))
+            #expect(try fs.extendedAttribute(name, of: node) == Array("t".utf8), "the blob wins")
+            #expect(try fs.extendedAttributeNames(of: node).filter { $0 == name }.count == 1)
+        }
+        let report = try f.check(repair: true)
+        #expect(report.findings.map(\.problem) == [.attributeShadowed(name: Array("user.tag".utf8), backingName: stale)])
+        #expect(try !listxattrOrThrow(notes).contains(stale))
         #expect(try f.check().findings.isEmpty)
     }
 

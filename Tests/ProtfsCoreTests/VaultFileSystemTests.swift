@@ -8,50 +8,11 @@ import Testing
 /// The rules of docs/CLASSES.md that need no kernel, through the vault filesystem itself
 /// (`VaultHarness`): no mount, no root, milliseconds. What the kernel adds (its caches,
 /// mappings, permission checks, what ordinary commands ask of it) is the integration
-/// tests' (`ClassesTests`, `LockTransitionTests`).
+/// tests' (`ClassesTests`, `LockTransitionTests`). The suites nested in this one (one file
+/// each, named after what they test) hold the rest, so that `scripts/test` runs them all as
+/// an unprivileged user by this suite's name.
 @Suite("the vault filesystem, without FUSE")
 struct VaultFileSystemTests {
-    @Test("new files and directories take their directory's class; a new directory class changes only later children")
-    func inheritance() throws {
-        let vault = try VaultHarness(rootClass: .complete)
-        try vault.makeDirectory("d")
-        try vault.createFile("d/before", contents: Array("x".utf8))
-        #expect(try vault.protectionClass(of: "d") == "complete")
-        #expect(try vault.protectionClass(of: "d/before") == "complete")
-        try vault.setProtectionClass("none", of: "d")
-        try vault.createFile("d/after")
-        try vault.makeDirectory("d/sub")
-        #expect(try vault.protectionClass(of: "d/before") == "complete", "existing children keep their class")
-        #expect(try vault.protectionClass(of: "d/after") == "none")
-        #expect(try vault.protectionClass(of: "d/sub") == "none")
-    }
-
-    @Test("the class attribute takes all three spellings and nothing else; it cannot be removed")
-    func spellings() throws {
-        let vault = try VaultHarness()
-        try vault.createFile("f")
-        for (spelling, canonical) in [("NSFileProtectionComplete", "complete"), ("B", "completeUnlessOpen"),
-                                      ("completeUntilFirstUserAuthentication", "completeUntilFirstUserAuthentication"),
-                                      ("D", "none")] {
-            try vault.setProtectionClass(spelling, of: "f")
-            #expect(try vault.protectionClass(of: "f") == canonical)
-        }
-        for wrong in ["COMPLETE", "a", "", "complete\n", "NSFileProtectionCompleteUnlessOpenX"] {
-            #expect(throws: Errno.invalid, "\(wrong.debugDescription)") { try vault.setProtectionClass(wrong, of: "f") }
-        }
-        #expect(try vault.protectionClass(of: "f") == "none", "a refused spelling changes nothing")
-        #expect(throws: Errno.notPermitted) { try vault.removeExtendedAttribute("user.protfs.class", of: "f") }
-        #expect(try vault.extendedAttributeNames(of: "f").contains("user.protfs.class"))
-    }
-
-    @Test("symlinks have no class")
-    func symlinksHaveNoClass() throws {
-        let vault = try VaultHarness()
-        try vault.makeSymlink("l", target: "elsewhere")
-        #expect(throws: Errno.noData) { try vault.protectionClass(of: "l") }
-        #expect(try vault.extendedAttributeNames(of: "l").isEmpty)
-    }
-
     @Test("a lookup's attributes are those a separate attributes call gives, for every kind of entry")
     func lookupAttributes() throws {
         let vault = try VaultHarness()
@@ -86,17 +47,6 @@ struct VaultFileSystemTests {
         #expect(try vault.protectionClass(of: "to-a") == "none")
         try vault.setProtectionClass("none", of: "d")
         #expect(try vault.protectionClass(of: "d") == "none")
-    }
-
-    @Test("rename keeps the class and the contents")
-    func renameKeepsClass() throws {
-        let vault = try VaultHarness(rootClass: .complete)
-        try vault.makeDirectory("plain", protectionClass: "none")
-        try vault.createFile("secret", contents: Array("kept".utf8))
-        try vault.rename("secret", to: "plain/moved")
-        #expect(try vault.protectionClass(of: "plain/moved") == "complete")
-        #expect(try vault.contents(of: "plain/moved") == Array("kept".utf8))
-        #expect(throws: Errno.noEntry) { try vault.node("secret") }
     }
 
     /// Reading an existing file and creating a new one, per class, after the lock: the

@@ -36,7 +36,7 @@ import ProtfsTestSupport
         #expect(hex(try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys).testBytes) == facts.keys["filesystem"])
         #expect(hex(try keybag.unwrapNoneKey(deviceKeys: deviceKeys).testBytes) == facts.keys["none"])
         // A passcode request on it is refused before any Argon2id.
-        #expect(throws: VaultError.noPasscodeSet) { try keybag.unlock(passcode: passcode("x"), deviceKeys: deviceKeys) }
+        #expect(throws: KeybagError.noPasscodeSet) { try keybag.unlock(passcode: passcode("x"), deviceKeys: deviceKeys) }
     }
 
     @Test func theFlagIsAuthenticatedAndBoundToTheVersion() throws {
@@ -50,13 +50,13 @@ import ProtfsTestSupport
         for (offset, value) in [(10, UInt8(0)), (8, UInt8(1))] {
             var changed = bytes
             changed[offset] = value
-            let error = #expect(throws: VaultError.self) { try Keybag.decode(changed, deviceKeys: F.deviceKeys) }
-            #expect(error?.exitCode == .damage)
+            let error = #expect(throws: KeybagError.self) { try Keybag.decode(changed, deviceKeys: F.deviceKeys) }
+            guard case .damaged = error else { Issue.record("expected damage, got \(String(describing: error))"); continue }
         }
         let forged = Keybag(version: 1, vaultID: open.vaultID, generation: open.generation, kdf: open.kdf, salt: open.salt,
                             deviceKeyCheck: open.deviceKeyCheck, classBPublicKey: open.classBPublicKey, entries: open.entries,
                             mac: []).signed(deviceKeys: F.deviceKeys)
-        #expect(throws: VaultError.self) { try Keybag.decode(forged.encoded(), deviceKeys: F.deviceKeys) }
+        #expect(throws: KeybagError.self) { try Keybag.decode(forged.encoded(), deviceKeys: F.deviceKeys) }
     }
 
     @Test func passcodeRemovedThenSetKeepsEveryKey() throws {
@@ -70,7 +70,7 @@ import ProtfsTestSupport
         let closed = try Keybag.decode(try open.changingPasscode(to: passcode("again"), classKeys: opened, deviceKeys: F.deviceKeys)
                                            .encoded(), deviceKeys: F.deviceKeys)
         #expect(closed.passcodeSet && closed.version == 1 && closed.generation == 3)
-        #expect(throws: VaultError.passcodeRequired) { try closed.unlockWithoutPasscode(deviceKeys: F.deviceKeys) }
+        #expect(throws: KeybagError.passcodeRequired) { try closed.unlockWithoutPasscode(deviceKeys: F.deviceKeys) }
         let reopened = try #require(try closed.unlock(passcode: passcode("again"), deviceKeys: F.deviceKeys))
         #expect(reopened.completeUntilFirstUserAuthentication.isEqual(to: keys.completeUntilFirstUserAuthentication))
         #expect(try closed.unwrapFilesystemKey(deviceKeys: F.deviceKeys).isEqual(to: F.keybag.unwrapFilesystemKey(deviceKeys: F.deviceKeys)))
@@ -83,6 +83,6 @@ import ProtfsTestSupport
         let keys = try decoded.unlockWithoutPasscode(deviceKeys: F.deviceKeys)
         #expect(X25519.publicKey(for: keys.completeUnlessOpenPrivate) == decoded.classBPublicKey)
         // Another device key opens nothing.
-        #expect(throws: VaultError.deviceKeyMismatch) { try Keybag.decode(bag.encoded(), deviceKeys: DeviceKeys(deviceKey: .random())) }
+        #expect(throws: KeybagError.deviceKeyMismatch) { try Keybag.decode(bag.encoded(), deviceKeys: DeviceKeys(deviceKey: .random())) }
     }
 }

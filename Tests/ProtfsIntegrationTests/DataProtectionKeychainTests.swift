@@ -7,12 +7,17 @@ import Testing
 @Suite("DataProtection: SecItem on a mount", .serialized)
 struct DataProtectionKeychainTests {
     /// Points the library at `path` for the body: in code, since `setenv` races with the
-    /// other suites' threads (the example's test uses `PROTFS_KEYCHAIN`).
-    static func withKeychain(_ path: String, _ body: () throws -> Void) rethrows {
+    /// other suites' threads (the example's test uses `PROTFS_KEYCHAIN`). The mount point is
+    /// one for the process, and suites run in parallel: one body at a time, whatever suite.
+    static func withKeychain<T>(_ path: String, _ body: () throws -> T) rethrows -> T {
+        keychainUser.lock()
+        defer { keychainUser.unlock() }
         ProtfsKeychain.mountpoint = path
         defer { ProtfsKeychain.mountpoint = nil }
-        try body()
+        return try body()
     }
+
+    private static let keychainUser = NSRecursiveLock()
 
     static func query(_ account: String, _ extra: [String: Any] = [:]) -> [String: Any] {
         [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "api.example.com",

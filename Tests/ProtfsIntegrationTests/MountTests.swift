@@ -142,36 +142,6 @@ struct MountTests {
         vault.checkScript("nothing-in-the-clear.sh", [vault.backing, marker], timeout: 60)
     }
 
-    @Test("the backing directory does not tell the class of a file or a directory")
-    func classesNotInTheClear() throws {
-        let vault = try TestVault()
-        try vault.mount()
-        defer { try? vault.unmount() }
-        let names = (1...8).map { "n\($0)" }
-        try vault.makeClassDirectories(holding: Dictionary(uniqueKeysWithValues: names.map { ($0, "contents of \($0)") }))
-        var headers: [String: [[UInt8]]] = [:]
-        var records: [String: [[UInt8]]] = [:]
-        for protectionClass in TestVault.classNames {
-            let directory = TestVault.classDirectory(protectionClass)
-            let made = vault.shell("cd \(directory) && for n in \(names.joined(separator: " ")); do mkdir \"sub-$n\"; done")
-            try #require(made.succeeded, "\(made.stderr)")
-            for name in names {
-                let file = vault.protfsctl(["backing-path", vault.path("\(directory)/\(name)")])
-                let subdirectory = vault.protfsctl(["backing-path", vault.path("\(directory)/sub-\(name)")])
-                try #require(file.succeeded && subdirectory.succeeded, "\(file.stderr)\(subdirectory.stderr)")
-                // backing-path names the object relative to the backing directory.
-                let backing = { (result: CommandResult) in vault.backing + "/" + result.stdout.trimmingCharacters(in: .newlines) }
-                let header = try Data(contentsOf: URL(fileURLWithPath: backing(file))).prefix(328)
-                let record = try Data(contentsOf: URL(fileURLWithPath: backing(subdirectory) + "/protfs.dir"))
-                headers[protectionClass, default: []].append([UInt8](header))
-                records[protectionClass, default: []].append([UInt8](record))
-            }
-        }
-        #expect(tellingOffsets(Array(headers.values)) == [], "file headers")
-        #expect(tellingOffsets(Array(records.values)) == [], "directory records")
-        #expect(headers.values.joined().allSatisfy { $0[4] == 2 } && records.values.joined().allSatisfy { $0[8] == 2 }, "format 2")
-    }
-
     @Test("a tampered chunk is EIO for that file only; the mount and other files go on")
     func tamperIsEIO() throws {
         let vault = try TestVault()

@@ -95,17 +95,22 @@ struct MountedBackupTests {
         // mkdir waits for the walk, the lock goes through at once (its write-out and cache
         // drop pass the waiting mkdir), the archive is whole.
         try vault.unlock()
+        let started = "started; changes to the namespace wait"
+        let backupsBefore = vault.daemonOutput.components(separatedBy: started).count
         let during = vault.root.path + "/during-lock.protfsbackup"
         let running = try Background(TestVault.protfs, Self.backupArguments(vault, to: during, passphraseFile: passphraseFile))
         defer { running.stop() }
-        usleep(700_000)
+        // The walk starts after the client's passphrase stretch, which a loaded machine slows:
+        // the daemon's log says when it has.
+        let deadline = Date().addingTimeInterval(60)
+        while vault.daemonOutput.components(separatedBy: started).count == backupsBefore, Date() < deadline { usleep(50_000) }
         let mkdir = try Background("/bin/mkdir", [vault.path("made-during-backup")])
         defer { mkdir.stop() }
         usleep(300_000)
         #expect(mkdir.process.isRunning, "a directory change waits while the backup walks")
-        let started = Date()
+        let lockStarted = Date()
         let lock = vault.protfsctl(["lock", "--now", vault.mountpoint], timeout: 10)
-        #expect(lock.succeeded && Date().timeIntervalSince(started) < 5, "\(lock.stderr)")
+        #expect(lock.succeeded && Date().timeIntervalSince(lockStarted) < 5, "\(lock.stderr)")
         let made = mkdir.wait(timeout: 60)
         #expect(made.status == 0, "\(made.output)")
         let finished = running.wait(timeout: 120)

@@ -28,12 +28,11 @@ struct SecretServiceTests {
         let run = Self.onBus(vault, ["/bin/bash", CommandRunner.scriptPath("secret-service-secret-tool.sh"), TestVault.protfsctl,
                                      vault.mountpoint])
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
-        ProtfsKeychain.mountpoint = vault.mountpoint
-        defer { ProtfsKeychain.mountpoint = nil }
         var result: CFTypeRef?
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: "kept.example.com",
                                     kSecAttrAccount as String: "dave", kSecReturnData as String: true]
-        #expect(SecItemCopyMatching(query as CFDictionary, &result) == errSecSuccess)
+        let status = DataProtectionKeychainTests.withKeychain(vault.mountpoint) { SecItemCopyMatching(query as CFDictionary, &result) }
+        #expect(status == errSecSuccess)
         #expect(result as? Data == Data("kept".utf8))
     }
 

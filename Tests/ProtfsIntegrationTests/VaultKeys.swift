@@ -52,6 +52,19 @@ struct VaultKeys {
         }
     }
 
+    /// Sets the attribute `name` (`user.NAME`) of the backing file `relative` in a backing
+    /// xattr of its own, as builds before the packed form wrote every attribute.
+    func setUnpackedAttribute(_ name: String, _ value: [UInt8], ofBacking relative: String) throws {
+        try Self.withBackingDirectory(".", of: backing) { root in
+            let fd = try OwnedDescriptor.openRegularFile(relative, in: root).release()
+            defer { fd.close() }
+            let objectID = try FileHeader.read(from: fd, keyring: keyring).fileID
+            let name = Array(name.utf8)
+            try fd.setExtendedAttribute(try XattrCodec.backingName(for: name, objectID: objectID, keys: filesystemKeys),
+                                        try XattrCodec.sealValue(value, name: name, objectID: objectID, keys: filesystemKeys))
+        }
+    }
+
     /// The per-file key of the backing file `relative`, from its header.
     func fileKey(ofBacking relative: String) throws -> [UInt8] {
         try Self.withBackingDirectory(".", of: backing) { root in

@@ -3,6 +3,7 @@ import ProtfsCore
 import ProtfsDomain
 import ProtfsFormat
 import ProtfsSystem
+import Synchronization
 
 /// A vault in a temporary directory, driven through `VaultFileSystem` directly: the rules
 /// of names, modes, classes, the policy and the lock without FUSE, without root and in
@@ -25,20 +26,74 @@ public final class VaultHarness {
         func dropPages(where selected: (BackingNode) -> Bool) {}
     }
 
+    /// The controller's hold on the filesystem, weak: the filesystem holds the controller,
+    /// and a harness let go must close its vault (and let go of the backing directory's
+    /// `flock`) for the next to open it.
+    private final class WeakContentKeys: ContentKeyHolder {
+        private let fileSystem: Mutex<Weak>
+        private struct Weak { weak var fileSystem: VaultFileSystem? }
+
+        init(_ fileSystem: VaultFileSystem) { self.fileSystem = Mutex(Weak(fileSystem: fileSystem)) }
+
+        func dropContentKeys(of protectionClass: ProtectionClass) {
+            fileSystem.withLock { $0.fileSystem }?.dropContentKeys(of: protectionClass)
+        }
+    }
+
     /// A new vault whose root has `rootClass`, unlocked or in `beforeFirstUnlock`.
-    public init(rootClass: ProtectionClass = .completeUntilFirstUserAuthentication, grace: Duration = .zero,
-                unlocked: Bool = true) throws {
-        directory = TemporaryDirectory()
-        let backing = directory.child("backing")
-        let deviceKey = directory.child("device.key")
-        _ = try Vault.initialize(backing: backing, protectionClass: rootClass, deviceKeyPath: deviceKey,
+    public convenience init(rootClass: ProtectionClass = .completeUntilFirstUserAuthentication, grace: Duration = .zero,
+                            unlocked: Bool = true) throws {
+        let directory = TemporaryDirectory()
+        _ = try Vault.initialize(backing: directory.child("backing"), protectionClass: rootClass,
+                                 deviceKeyPath: directory.child("device.key"),
                                  passcode: { passcode(Self.passcodeText) }, kdf: .interactive)
-        vault = try Vault.open(backing: backing, deviceKeyPath: deviceKey)
+        try self.init(reopening: directory, grace: grace, unlocked: unlocked)
+    }
+
+    /// The vault a harness made in `directory`, opened again as a new mount would (the
+    /// harness that made it let go first: the vault is one per backing directory).
+    public init(reopening directory: TemporaryDirectory, grace: Duration = .zero, unlocked: Bool = true) throws {
+        self.directory = directory
+        vault = try Vault.open(backing: directory.child("backing"), deviceKeyPath: directory.child("device.key"))
         if unlocked { try vault.unlock(passcode: passcode(Self.passcodeText)) }
         controller = LockController(vault: vault, initialState: unlocked ? .unlocked : .beforeFirstUnlock,
                                     grace: grace, autolock: .zero)
         fileSystem = try VaultFileSystem(vault: vault, controller: controller)
-        controller.attach(contentKeys: fileSystem, cache: NoPageCache())
+        controller.attach(contentKeys: WeakContentKeys(fileSystem), cache: NoPageCache())
+    }
+
+    /// The same vault through a new `VaultFileSystem`, unlocked: what a remount with the
+    /// passcode shows: none of this filesystem's nodes or cached headers in common.
+    public func remounted() throws -> VaultHarness {
+        if state != .unlocked { try unlock() }
+        return try VaultHarness(sharing: self)
+    }
+
+    private init(sharing other: VaultHarness) throws {
+        directory = other.directory
+        vault = other.vault
+        controller = other.controller
+        fileSystem = try VaultFileSystem(vault: vault, controller: controller)
+        controller.attach(contentKeys: WeakContentKeys(fileSystem), cache: NoPageCache())
+    }
+
+    /// A vault brought into `state` as the integration tests bring a mount: `prepare` runs
+    /// while unlocked, then a lock (with a grace longer than any test for `locking`), or for
+    /// `beforeFirstUnlock` the vault opened anew without the passcode.
+    public static func inState(_ state: LockState, rootClass: ProtectionClass = .completeUntilFirstUserAuthentication,
+                               prepare: (VaultHarness) throws -> Void) throws -> VaultHarness {
+        var prepared: VaultHarness? = try VaultHarness(rootClass: rootClass, grace: state == .locking ? .seconds(3600) : .zero)
+        try prepare(prepared!)
+        switch state {
+        case .unlocked: break
+        case .locking: prepared!.lock(.normal)
+        case .locked: prepared!.lock(.now)
+        case .beforeFirstUnlock:
+            let directory = prepared!.directory
+            prepared = nil
+            return try VaultHarness(reopening: directory, unlocked: false)
+        }
+        return prepared!
     }
 
     // MARK: paths
@@ -64,11 +119,12 @@ public final class VaultHarness {
 
     // MARK: entries
 
-    /// Creates a regular file holding `contents` and closes it.
+    /// Creates a regular file holding `contents` and closes it, as the harness's user or as
+    /// `caller` (whose it is when the tests run as root).
     @discardableResult
-    public func createFile(_ path: String, contents: [UInt8] = [], mode: mode_t = 0o644) throws(Errno) -> BackingNode {
+    public func createFile(_ path: String, contents: [UInt8] = [], mode: mode_t = 0o644, by caller: Caller? = nil) throws(Errno) -> BackingNode {
         let (parent, name) = try parentAndName(path)
-        let (node, handle, _) = try fileSystem.createFile(name, in: parent, mode: mode, caller: caller)
+        let (node, handle, _) = try fileSystem.createFile(name, in: parent, mode: mode, caller: caller ?? self.caller)
         defer { fileSystem.release(handle) }
         if !contents.isEmpty { try write(handle, contents) }
         return node
@@ -93,6 +149,19 @@ public final class VaultHarness {
         let (parent, name) = try parentAndName(path)
         let (newParent, newName) = try parentAndName(newPath)
         try fileSystem.rename(name, in: parent, to: newName, in: newParent, flags: flags)
+    }
+
+    /// A hard link `newPath` to the entry at `path`.
+    public func link(_ path: String, as newPath: String) throws(Errno) {
+        let (newParent, newName) = try parentAndName(newPath)
+        try fileSystem.link(try node(path), as: newName, in: newParent)
+    }
+
+    /// A FIFO, as `mkfifo` makes it.
+    @discardableResult
+    public func makeFIFO(_ path: String, mode: mode_t = 0o644) throws(Errno) -> BackingNode {
+        let (parent, name) = try parentAndName(path)
+        return try fileSystem.makeNode(name, in: parent, mode: S_IFIFO | mode, device: 0, caller: caller)
     }
 
     public func unlink(_ path: String) throws(Errno) {
@@ -142,22 +211,28 @@ public final class VaultHarness {
 
     public func attributes(of path: String) throws(Errno) -> stat { try fileSystem.attributes(of: try node(path)) }
 
+    /// The absolute path of the backing object of the entry at `path` (what `protfsctl
+    /// backing-path` names, relative to the backing directory).
+    public func backingPath(of path: String) throws(Errno) -> String {
+        directory.child("backing") + "/" + (try fileSystem.backingRelativePath(of: Self.components(path)))
+    }
+
     /// `getfattr -n user.protfs.class`: the canonical name.
     public func protectionClass(of path: String) throws(Errno) -> String {
         String(decoding: try extendedAttribute(ClassHint.attributeName, of: path), as: UTF8.self)
     }
 
-    /// `setfattr -n user.protfs.class -v SPELLING`.
-    public func setProtectionClass(_ spelling: String, of path: String) throws(Errno) {
-        try setExtendedAttribute(ClassHint.attributeName, Array(spelling.utf8), of: path)
+    /// `setfattr -n user.protfs.class -v SPELLING`, by the harness's user or by `caller`.
+    public func setProtectionClass(_ spelling: String, of path: String, by caller: Caller? = nil) throws(Errno) {
+        try setExtendedAttribute(ClassHint.attributeName, Array(spelling.utf8), of: path, by: caller)
     }
 
     public func extendedAttribute(_ name: String, of path: String) throws(Errno) -> [UInt8] {
         try fileSystem.extendedAttribute(Array(name.utf8), of: try node(path))
     }
 
-    public func setExtendedAttribute(_ name: String, _ value: [UInt8], of path: String) throws(Errno) {
-        try fileSystem.setExtendedAttribute(Array(name.utf8), value, flags: 0, of: try node(path), caller: caller)
+    public func setExtendedAttribute(_ name: String, _ value: [UInt8], of path: String, by caller: Caller? = nil) throws(Errno) {
+        try fileSystem.setExtendedAttribute(Array(name.utf8), value, flags: 0, of: try node(path), caller: caller ?? self.caller)
     }
 
     public func removeExtendedAttribute(_ name: String, of path: String) throws(Errno) {

@@ -74,8 +74,13 @@ extension BackupStreamWriter {
         try appendBytes(Array(path.utf8), lengthBytes: 2)
     }
 
-    /// `count (2)`, then `name (2 + n) || value (4 + n)` each.
-    func appendExtendedAttributes(_ attributes: [(String, [UInt8])]) throws(BackupError) {
+    /// `count (2)`, then `name (2 + n) || value (4 + n)` each. `path` names the object when
+    /// its attributes are past what a restore reads (`ExtendedAttributeBounds`).
+    func appendExtendedAttributes(_ attributes: [(String, [UInt8])], of path: String) throws(BackupError) {
+        var bounds = ExtendedAttributeBounds()
+        for (name, value) in attributes where !bounds.admit(nameBytes: name.utf8.count, valueBytes: value.count) {
+            throw .extendedAttributesTooLarge(path: path)
+        }
         var count: [UInt8] = []
         count.appendLittleEndian(UInt16(attributes.count))
         try append(count)
@@ -126,12 +131,36 @@ extension BackupStreamReader {
     func readExtendedAttributes() throws(BackupError) -> [(String, [UInt8])] {
         let count = Int(try readInteger(UInt16.self))
         var out: [(String, [UInt8])] = []
+        var bounds = ExtendedAttributeBounds()
         for _ in 0..<count {
             guard let name = String(validating: try readBytes(lengthBytes: 2), as: UTF8.self), name.hasPrefix("user.") else {
                 throw .damaged("an extended attribute name is not a user.* name")
             }
-            out.append((name, try readBytes(lengthBytes: 4)))
+            let length = Int(try readInteger(UInt32.self))
+            guard bounds.admit(nameBytes: name.utf8.count, valueBytes: length) else {
+                throw .damaged("an entry's extended attributes are larger than any file's can be")
+            }
+            out.append((name, try read(length)))
         }
         return out
+    }
+}
+
+/// What one object's extended attributes may hold in an archive: the kernel's bounds for one
+/// value (`XATTR_SIZE_MAX`) and for the list of names (`XATTR_LIST_MAX`, a NUL after each),
+/// and 16 MiB of values in all. Without the last, a crafted entry naming thousands of 64 KiB
+/// values would make a restore hold them all before it makes the object.
+struct ExtendedAttributeBounds {
+    static let valueBytes = 65536
+    static let nameListBytes = 65536
+    static let totalValueBytes = 16 << 20
+    private var nameList = 0
+    private var values = 0
+
+    /// Counts one more attribute; false when it goes past a bound.
+    mutating func admit(nameBytes: Int, valueBytes: Int) -> Bool {
+        nameList += nameBytes + 1
+        values += valueBytes
+        return valueBytes <= Self.valueBytes && nameList <= Self.nameListBytes && values <= Self.totalValueBytes
     }
 }

@@ -13,6 +13,8 @@ public enum BackupError: CommandError, Equatable {
     case destinationNotEmpty(path: String)
     case unsupportedObject(path: String)
     case objectDamaged(path: String)
+    /// An object's extended attributes are past what a restore reads (`ExtendedAttributeBounds`).
+    case extendedAttributesTooLarge(path: String)
     /// The wrong-passphrase delays refused the attempt (or their record could not be kept).
     case attemptRefused(VaultError)
     /// The client of a backup through the daemon went away: the walk stopped.
@@ -40,6 +42,8 @@ public enum BackupError: CommandError, Equatable {
         case .destinationNotEmpty(let path): "\(path) is not empty; restore into an empty or missing directory"
         case .unsupportedObject(let path): "\(path) in the backing directory is neither a file, directory, symlink nor node"
         case .objectDamaged(let path): "\(path) in the backing directory fails authentication; run 'protfs fsck' first"
+        case .extendedAttributesTooLarge(let path):
+            "\(path) in the backing directory has more than 16 MiB of extended attributes, more than a restore reads"
         case .attemptRefused(let error): "\(error)".replacing("passcode", with: "backup passphrase")
         case .cancelled: "the backup was cancelled: its client went away"
         case .system(let operation, let path, let errno): "cannot \(operation) \(path): \(errno)"

@@ -150,7 +150,7 @@ public final class VaultBackup {
             let current = try stat(fd, path, of: "")
             try writer.appendEntry(.directory, path: path)
             try writer.append(BackupAttributes(current).encoded())
-            try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: path))
+            try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: path), of: display(path))
         }
         entryCount += 1
         try progress(entryCount, byteCount)
@@ -192,7 +192,7 @@ public final class VaultBackup {
         guard current.st_mode & S_IFMT == S_IFREG else { throw .unsupportedObject(path: display(path)) }
         try writer.appendEntry(.file, path: path)
         try writer.append(BackupAttributes(current).encoded())
-        try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: path))
+        try writer.appendExtendedAttributes(try extendedAttributes(of: fd, path: path), of: display(path))
         let size = Int64(current.st_size)
         var sizeBytes: [UInt8] = []
         sizeBytes.appendLittleEndian(UInt64(size))

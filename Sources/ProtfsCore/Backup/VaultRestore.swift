@@ -105,10 +105,12 @@ public enum VaultRestore {
             let keybagMade = BoundedHandoff<Result<Keybag, VaultError>>(capacity: 1)
             let derivation = try JoinableThread { [generation = max(state.generation, 1), stretch] in
                 keybagMade.put(Result { () throws(VaultError) in
-                    if let stretch, stretch.kdf == keys.kdf, let stretched = stretch.wait() {
-                        return try Keybag.restoring(keys, generation: generation, stretched: stretched, deviceKeys: deviceKeys)
+                    try VaultError.keybag { () throws(KeybagError) in
+                        if let stretch, stretch.kdf == keys.kdf, let stretched = stretch.wait() {
+                            return try Keybag.restoring(keys, generation: generation, stretched: stretched, deviceKeys: deviceKeys)
+                        }
+                        return try Keybag.restoring(keys, generation: generation, passcode: secret, deviceKeys: deviceKeys)
                     }
-                    return try Keybag.restoring(keys, generation: generation, passcode: secret, deviceKeys: deviceKeys)
                 })
             }
             // Joined on every path: no derivation goes on after the restore has returned.

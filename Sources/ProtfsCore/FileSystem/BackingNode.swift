@@ -11,6 +11,11 @@ public final class BackingNode: Sendable {
     public struct Identity: Hashable, Sendable {
         public let device: UInt64
         public let inode: UInt64
+
+        /// Which of `count` striped locks guards this object.
+        func stripe(among count: Int) -> Int {
+            Int((inode ^ device &* 0x9E37_79B9_7F4A_7C15) % UInt64(count))
+        }
     }
 
     private let object: OwnedDescriptor

@@ -43,6 +43,6 @@ public final class SnapshotGate: Sendable {
     }
 
     private func stripe(of identity: BackingNode.Identity) -> ReadWriteLock {
-        stripes[Int((identity.inode ^ identity.device &* 0x9E37_79B9_7F4A_7C15) % UInt64(Self.stripeCount))]
+        stripes[identity.stripe(among: Self.stripeCount)]
     }
 }

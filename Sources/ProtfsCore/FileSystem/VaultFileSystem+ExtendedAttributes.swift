@@ -26,17 +26,13 @@ extension VaultFileSystem {
         if name == Self.classAttributeName {
             return Array(try protectionClass(of: node)!.name.utf8)
         }
-        let stored = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
-        let sealed = try node.descriptor.extendedAttribute(stored)
-        return try XattrCodec.openValue(sealed, name: name, objectID: objectID, keys: keys)
+        return try attributeStore(of: node, objectID: objectID).value(of: name)
     }
 
     /// The names `listxattr` shows, as bytes (they need not be UTF-8).
     public func extendedAttributeNames(of node: BackingNode) throws(Errno) -> [[UInt8]] {
         guard let objectID = try objectID(of: node) else { return [] }
-        return [Self.classAttributeName] + (try node.descriptor.extendedAttributeNames()).compactMap {
-            XattrCodec.name(ofBacking: $0, objectID: objectID, keys: keys)
-        }
+        return [Self.classAttributeName] + (try attributeStore(of: node, objectID: objectID).names())
     }
 
     public func setExtendedAttribute(_ name: [UInt8], _ value: [UInt8], flags: Int32, of node: BackingNode,
@@ -49,10 +45,8 @@ extension VaultFileSystem {
             try reclass(node, to: newClass)
             return
         }
-        let stored = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
-        let sealed = try XattrCodec.sealValue(value, name: name, objectID: objectID, keys: keys)
-        try snapshots.changing(node.identity) { () throws(Errno) in
-            try node.descriptor.setExtendedAttribute(stored, sealed, flags: flags)
+        try changingAttributes(of: node) { () throws(Errno) in
+            try attributeStore(of: node, objectID: objectID).set(name, value, flags: flags)
         }
     }
 
@@ -62,8 +56,21 @@ extension VaultFileSystem {
         try checkNamespace(name)
         guard let objectID = try objectID(of: node) else { throw .noData }
         if name == Self.classAttributeName { throw .notPermitted }
-        let stored = try XattrCodec.backingName(for: name, objectID: objectID, keys: keys)
-        try snapshots.changing(node.identity) { () throws(Errno) in try node.descriptor.removeExtendedAttribute(stored) }
+        try changingAttributes(of: node) { () throws(Errno) in
+            try attributeStore(of: node, objectID: objectID).remove(name)
+        }
+    }
+
+    private func attributeStore(of node: BackingNode, objectID: ObjectID) -> ExtendedAttributeStore {
+        ExtendedAttributeStore(object: node.descriptor, objectID: objectID, keys: keys)
+    }
+
+    /// A backup copies the object before or after the change, and no other attribute change
+    /// of the object interleaves with it.
+    private func changingAttributes(of node: BackingNode, _ body: () throws(Errno) -> Void) throws(Errno) {
+        try snapshots.changing(node.identity) { () throws(Errno) in
+            try attributeUpdates.updating(node.identity, body)
+        }
     }
 
     /// Only the owner, or root with CAP_FOWNER over the mount, may change a class (as for chmod).

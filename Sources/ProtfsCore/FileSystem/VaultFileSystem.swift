@@ -23,6 +23,8 @@ public final class VaultFileSystem: Sendable {
 
     /// What namespace and object changes hold while a backup of the mounted vault runs.
     public let snapshots: SnapshotGate
+    /// One `user.*` attribute change at a time per object.
+    let attributeUpdates = AttributeUpdateLocks()
 
     /// Reads subdirectories' metadata ahead of the walkers that list them.
     let prefetcher = DirectoryPrefetcher()

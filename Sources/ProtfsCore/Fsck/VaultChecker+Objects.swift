@@ -122,17 +122,27 @@ extension VaultChecker {
         }
     }
 
-    /// Every `user.protfs.x.*` attribute must have a name that decodes for this object and a
-    /// value that opens; the class hint and attributes of other namespaces are not ours here.
+    /// The packed blob must open for this object; every `user.protfs.x.*` attribute must have a
+    /// name that decodes for this object and a value that opens, and no name the blob holds
+    /// too (a stale copy a crash left, which the blob's shadows). The class hint and
+    /// attributes of other namespaces are not ours here.
     func checkAttributes(of object: FileDescriptor, objectID: ObjectID, location: Location) {
         let names: [String]
         do { names = try object.extendedAttributeNames() } catch {
             record(.unreadable(operation: "list the extended attributes of", errno: error), at: location)
             return
         }
+        var packed = names.contains(PackedXattrs.backingName)
+            ? checkPackedAttributes(of: object, objectID: objectID, location: location) : PackedXattrs()
+        defer { packed.wipe() }
         for backingName in names.sorted() where backingName.hasPrefix(XattrCodec.backingPrefix) {
             guard let name = XattrCodec.name(ofBacking: backingName, objectID: objectID, keys: keys) else {
                 removeAttribute(.attributeNameUndecodable(backingName: backingName), backingName, of: object, location: location)
+                continue
+            }
+            if var shadowing = try? packed.value(of: name) {
+                secureZero(&shadowing)
+                removeAttribute(.attributeShadowed(name: name, backingName: backingName), backingName, of: object, location: location)
                 continue
             }
             let sealed: [UInt8]
@@ -146,5 +156,19 @@ extension VaultChecker {
             }
             secureZero(&value)
         }
+    }
+
+    /// The packed attributes, or none when the blob does not open (then a finding).
+    private func checkPackedAttributes(of object: FileDescriptor, objectID: ObjectID, location: Location) -> PackedXattrs {
+        let sealed: [UInt8]
+        do { sealed = try object.extendedAttribute(PackedXattrs.backingName) } catch {
+            record(.unreadable(operation: "read an extended attribute of", errno: error), at: location)
+            return PackedXattrs()
+        }
+        guard let packed = try? PackedXattrs.open(sealed, objectID: objectID, keys: keys) else {
+            removeAttribute(.packedAttributesDamaged, PackedXattrs.backingName, of: object, location: location)
+            return PackedXattrs()
+        }
+        return packed
     }
 }

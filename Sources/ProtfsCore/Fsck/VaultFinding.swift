@@ -68,6 +68,10 @@ public struct VaultFinding: Sendable, Equatable {
         case symlinkTargetDamaged
         case attributeNameUndecodable(backingName: String)
         case attributeValueDamaged(name: [UInt8], backingName: String)
+        /// An attribute's own backing xattr that the packed blob names too: a stale copy.
+        case attributeShadowed(name: [UInt8], backingName: String)
+        /// The blob of packed attributes fails authentication (tampered, or moved from another object).
+        case packedAttributesDamaged
         /// An out-of-line symlink target no symlink refers to.
         case orphanLinkBlob
         /// A keychain item record whose structure or attributes do not authenticate here.
@@ -112,8 +116,10 @@ public struct VaultFinding: Sendable, Equatable {
             switch self {
             case .classHintDamaged(let actual), .classHintWrong(_, let actual): .rewriteClassHint(actual)
             case .orphanSidecar: .removeSidecar
-            case .attributeNameUndecodable(let backingName), .attributeValueDamaged(_, let backingName):
+            case .attributeNameUndecodable(let backingName), .attributeValueDamaged(_, let backingName),
+                 .attributeShadowed(_, let backingName):
                 .removeAttribute(backingName: backingName)
+            case .packedAttributesDamaged: .removeAttribute(backingName: PackedXattrs.backingName)
             case .foreign, .unreadable, .symlinkTargetNewer: nil
             default: .moveToLostAndFound
             }
@@ -151,6 +157,10 @@ public struct VaultFinding: Sendable, Equatable {
                 "extended attribute \(backingName) has a name that does not decode"
             case .attributeValueDamaged(let name, _):
                 "value of extended attribute \(DisplayName.escaped(name)) fails authentication"
+            case .attributeShadowed(let name, _):
+                "extended attribute \(DisplayName.escaped(name)) is also packed; this stale copy is not used"
+            case .packedAttributesDamaged:
+                "packed extended attributes fail authentication (tampered, or copied from another object)"
             case .orphanLinkBlob:
                 "out-of-line symlink target that no symlink refers to"
             case .itemRecordDamaged:

@@ -5,6 +5,8 @@ import ProtfsSystem
 /// code. No case carries a secret.
 public enum ItemError: CommandError, Sendable, Equatable {
     case notFound(service: String, account: String)
+    /// A search, update or delete of matches found none.
+    case noMatch
     case duplicate(service: String, account: String)
     /// The class of the accessibility forbids it in this state (`errSecInteractionNotAllowed`).
     case refusedByLock(accessibility: ItemAccessibility, state: LockState)
@@ -20,7 +22,7 @@ public enum ItemError: CommandError, Sendable, Equatable {
 
     public var exitCode: ExitCode {
         switch self {
-        case .notFound: .notFound
+        case .notFound, .noMatch: .notFound
         case .duplicate: .alreadyExists
         case .refusedByLock, .passcodeNotSet: .refusedByLockState
         case .invalid: .usage
@@ -32,6 +34,8 @@ public enum ItemError: CommandError, Sendable, Equatable {
         switch self {
         case .notFound(let service, let account):
             "no item with service '\(service)' and account '\(account)'"
+        case .noMatch:
+            "none of your items matches the query"
         case .duplicate(let service, let account):
             "an item with service '\(service)' and account '\(account)' exists already; use 'protfsctl item update'"
         case .refusedByLock(let accessibility, let state):

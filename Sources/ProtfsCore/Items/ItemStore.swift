@@ -47,16 +47,16 @@ public final class ItemStore: Sendable {
     }
 
     let vault: Vault
-    private let controller: LockController
-    private let bounds: Bounds
+    let controller: LockController
+    let bounds: Bounds
     /// Owners outside the shared bound of the others: root and the mounting user.
-    private let privilege: MountPrivilege
+    let privilege: MountPrivilege
     let reportDamage: @Sendable (String) -> Void
     /// By record name; nil until the first request.
     let index = Mutex<[String: Entry]?>(nil)
 
     /// Item changes are namespace changes for a backup of the mounted vault: they wait for it.
-    private let snapshots: SnapshotGate
+    let snapshots: SnapshotGate
 
     public init(vault: Vault, controller: LockController, bounds: Bounds = .standard, snapshots: SnapshotGate = SnapshotGate(),
                 privilege: MountPrivilege,
@@ -70,7 +70,7 @@ public final class ItemStore: Sendable {
     }
 
     var keys: FilesystemKeys { vault.filesystemKeys }
-    private var keyring: ClassKeyring { vault.keyring }
+    var keyring: ClassKeyring { vault.keyring }
 
     // MARK: requests
 
@@ -119,60 +119,96 @@ public final class ItemStore: Sendable {
     /// Changes attributes and, when `secret` is given, the secret. The secret and the
     /// accessibility need the item's class key (and the new class's); the rest needs none.
     public func update(_ identity: ItemIdentity, changes: ItemChanges, secret: SecureBuffer?) throws(ItemError) {
-        if let problem = ItemLimits.problem(service: identity.service, account: identity.account, label: changes.label,
-                                            description: changes.description, comment: changes.comment,
-                                            generic: changes.generic) {
-            throw .invalid(problem)
-        }
-        if let problem = ItemLimits.problem(lookupAttributes: changes.lookupAttributes, contentType: changes.contentType) {
-            throw .invalid(problem)
-        }
-        if let secret { try Self.checkLength(secret) }
+        try Self.check(changes, service: identity.service, account: identity.account, secret: secret)
         try snapshots.changingNamespace { () throws(ItemError) in
             try withIndex(creating: false) { (index, directory) throws(ItemError) in
                 let name = identity.recordName(keys: keys)
                 let (record, old) = try load(name, identity, in: directory)
-                var metadata = old
-                metadata.attributes.label = changes.label ?? old.attributes.label
-                metadata.attributes.description = changes.description ?? old.attributes.description
-                metadata.attributes.comment = changes.comment ?? old.attributes.comment
-                metadata.attributes.generic = changes.generic ?? old.attributes.generic
-                metadata.attributes.accessibility = changes.accessibility ?? old.attributes.accessibility
-                metadata.attributes.lookupAttributes = changes.lookupAttributes ?? old.attributes.lookupAttributes
-                metadata.attributes.contentType = changes.contentType ?? old.attributes.contentType
-                metadata.attributes.modified = Self.now()
-                let before = old.attributes.accessibility, after = metadata.attributes.accessibility
-                let updated: ItemRecord
-                if secret == nil && record.canReplaceMetadata(with: metadata, accessibility: before) {
-                    updated = record.replacingMetadata(metadata, recordName: name, vaultID: vault.vaultID, keys: keys)
-                } else {
-                    if let secret {
-                        let others = index.filter { $0.key != name && $0.value.owner == identity.owner }
-                        try checkTotal(others.values.reduce(0) { $0 + $1.secretLength } + secret.count)
-                        let growth = secret.count - (index[name]?.secretLength ?? 0)
-                        if growth > 0 {
-                            try checkOthersRoom(owner: identity.owner, in: index, adding: 0, secretBytes: growth)
-                        }
-                    }
-                    // The new version is sealed under the new class; the old key is needed to read the
-                    // secret that stays (also when a version 1 record must become version 2 to hold
-                    // lookup attributes), and (docs/CONTROL.md) to change the accessibility.
-                    let needsOld = secret == nil || before != after
-                    let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
-                    updated = try guarded(requirements, identity) { () throws(Errno) in
-                        let value: SecureBuffer
-                        if let secret { value = secret } else {
-                            value = try record.openSecret(accessibility: before, recordName: name, keyring: keyring)
-                        }
-                        return try ItemRecord.seal(metadata, secret: value, itemID: record.itemID, recordName: name,
-                                                   keyring: keyring, keys: keys)
-                    }
-                }
-                try write(updated, named: name, in: directory)
-                index[name] = Entry(owner: identity.owner, secretLength: updated.secretLength,
-                                    searchKeys: ItemSearchKeys(metadata.attributes))
+                if let secret { try checkSecretRoom(owner: identity.owner, replacing: [name], with: secret.count, in: index) }
+                let new = try updated(record, old, named: name, changes: changes, secret: secret)
+                try write(new.record, named: name, in: directory)
+                index[name] = Entry(owner: identity.owner, secretLength: new.record.secretLength,
+                                    searchKeys: ItemSearchKeys(new.metadata.attributes))
             }
         }
+    }
+
+    /// Refused unless the attributes of an update fit an item.
+    static func check(_ changes: ItemChanges, service: String, account: String, secret: SecureBuffer?) throws(ItemError) {
+        if let problem = ItemLimits.problem(service: service, account: account, label: changes.label,
+                                            description: changes.description, comment: changes.comment,
+                                            generic: changes.generic)
+            ?? ItemLimits.problem(lookupAttributes: changes.lookupAttributes, contentType: changes.contentType) {
+            throw .invalid(problem)
+        }
+        if let secret { try checkLength(secret) }
+    }
+
+    /// Refused unless the owner's secrets stay within the bounds when the records `replaced`
+    /// each hold `length` bytes.
+    func checkSecretRoom(owner: UInt32, replacing replaced: Set<String>, with length: Int, in index: [String: Entry]) throws(ItemError) {
+        let kept = index.filter { !replaced.contains($0.key) && $0.value.owner == owner }
+        try checkTotal(kept.values.reduce(0) { $0 + $1.secretLength } + length * replaced.count)
+        let growth = length * replaced.count - replaced.reduce(0) { $0 + (index[$1]?.secretLength ?? 0) }
+        if growth > 0 { try checkOthersRoom(owner: owner, in: index, adding: 0, secretBytes: growth) }
+    }
+
+    /// The new version of `record` (whose attributes are `old`, stored as `name`) with `changes`,
+    /// `rename` and, when given, `secret`; its record name is another when the rename gives it
+    /// another service or account. The secret, the accessibility and a new name need the item's
+    /// class key (and the new class's: every part is bound to the name); the rest needs none.
+    func updated(_ record: ItemRecord, _ old: ItemMetadata, named name: String, changes: ItemChanges,
+                 rename: ItemRename = ItemRename(), secret: SecureBuffer?) throws(ItemError) -> Updated {
+        var attributes = old.attributes
+        attributes.service = rename.service ?? old.attributes.service
+        attributes.account = rename.account ?? old.attributes.account
+        attributes.label = changes.label ?? old.attributes.label
+        attributes.description = changes.description ?? old.attributes.description
+        attributes.comment = changes.comment ?? old.attributes.comment
+        attributes.generic = changes.generic ?? old.attributes.generic
+        attributes.accessibility = changes.accessibility ?? old.attributes.accessibility
+        attributes.lookupAttributes = changes.lookupAttributes ?? Self.renamed(old.attributes, to: attributes)
+        attributes.contentType = changes.contentType ?? old.attributes.contentType
+        attributes.modified = Self.now()
+        let metadata = ItemMetadata(owner: old.owner, attributes: attributes)
+        let identity = ItemIdentity(owner: old.owner, service: attributes.service, account: attributes.account)
+        let target = identity.recordName(keys: keys)
+        let before = old.attributes.accessibility, after = attributes.accessibility
+        if secret == nil && target == name && record.canReplaceMetadata(with: metadata, accessibility: before) {
+            return Updated(record: record.replacingMetadata(metadata, recordName: name, vaultID: vault.vaultID, keys: keys),
+                           metadata: metadata, name: name)
+        }
+        // The new version is sealed under the new class; the old key is needed to read the
+        // secret that stays (also when a version 1 record must become version 2 to hold
+        // lookup attributes, or the item gets a new name), and (docs/CONTROL.md) to change the
+        // accessibility.
+        let needsOld = secret == nil || before != after
+        let requirements: [(ContentAccess, ItemAccessibility)] = (needsOld ? [(.openExisting, before)] : []) + [(.create, after)]
+        let sealed = try guarded(requirements, identity) { () throws(Errno) in
+            let value: SecureBuffer
+            if let secret { value = secret } else {
+                value = try record.openSecret(accessibility: before, recordName: name, keyring: keyring)
+            }
+            return try ItemRecord.seal(metadata, secret: value, itemID: record.itemID, recordName: target,
+                                       keyring: keyring, keys: keys)
+        }
+        return Updated(record: sealed, metadata: metadata, name: target)
+    }
+
+    /// A record's new version, and the name it is stored under.
+    struct Updated {
+        let record: ItemRecord
+        let metadata: ItemMetadata
+        let name: String
+    }
+
+    /// The lookup attributes of a renamed item: the Secret Service's `service` and `username`,
+    /// by which its clients find an item, follow the rename when they named the old ones.
+    private static func renamed(_ old: ItemAttributes, to new: ItemAttributes) -> [String: String] {
+        var map = old.lookupAttributes
+        if map["service"] == old.service { map["service"] = new.service }
+        if map["username"] == old.account { map["username"] = new.account }
+        return map
     }
 
     /// Removes an item, in every state (a damaged record of the caller's too).
@@ -222,21 +258,6 @@ public final class ItemStore: Sendable {
         try search(owner: owner, ItemQuery(service: service))
     }
 
-    /// The owner's items that `query` matches (attributes only), by service then account. The
-    /// index rules out the others, so only candidates are read.
-    public func search(owner: UInt32, _ query: ItemQuery) throws(ItemError) -> [ItemAttributes] {
-        let wanted = ItemSearchKeys(query)
-        return try withIndex(creating: false) { (index, directory) throws(ItemError) in
-            guard let directory else { return [] }
-            var found: [ItemAttributes] = []
-            for (name, entry) in index where entry.owner == owner && entry.searchKeys.contains(wanted) {
-                guard let (_, metadata) = try? loadRecord(name, in: directory) else { continue }
-                if query.matches(metadata.attributes) { found.append(metadata.attributes) }
-            }
-            return found.sorted { ($0.service, $0.account) < ($1.service, $1.account) }
-        }
-    }
-
     /// How many items `owner` has (for `status`).
     public func count(owner: UInt32) throws(ItemError) -> Int {
         try withIndex(creating: false) { (index, _) throws(ItemError) in index.values.count { $0.owner == owner } }
@@ -254,20 +275,20 @@ public final class ItemStore: Sendable {
         try checkLength(secret)
     }
 
-    private static func checkLength(_ secret: SecureBuffer) throws(ItemError) {
+    static func checkLength(_ secret: SecureBuffer) throws(ItemError) {
         guard secret.count <= ItemLimits.maximumSecretLength else {
             throw .invalid("the secret has \(secret.count) bytes, more than the \(ItemLimits.maximumSecretLength) an item may "
                            + "hold; keep it in a file of the same class instead")
         }
     }
 
-    private func checkTotal(_ total: Int) throws(ItemError) {
+    func checkTotal(_ total: Int) throws(ItemError) {
         guard total <= bounds.secretBytes else { throw .tooLarge(total: total, limit: bounds.secretBytes) }
     }
 
     /// For an owner other than the privileged ones: the others' items together, with `items`
     /// more and `secretBytes` more, stay within the shared bound.
-    private func checkOthersRoom(owner: UInt32, in index: [String: Entry], adding items: Int, secretBytes: Int)
+    func checkOthersRoom(owner: UInt32, in index: [String: Entry], adding items: Int, secretBytes: Int)
         throws(ItemError) {
         guard !privilege.isPrivileged(owner) else { return }
         let others = index.values.filter { entry in entry.owner.map { !privilege.isPrivileged($0) } ?? false }
@@ -277,10 +298,10 @@ public final class ItemStore: Sendable {
         }
     }
 
-    private static func now() -> Int64 { Int64(time(nil)) }
+    static func now() -> Int64 { Int64(time(nil)) }
 
     /// Runs `body` under the lock state's shared hold once the table allows every access.
-    private func guarded<R>(_ requirements: [(ContentAccess, ItemAccessibility)], _ identity: ItemIdentity,
+    func guarded<R>(_ requirements: [(ContentAccess, ItemAccessibility)], _ identity: ItemIdentity,
                             _ body: () throws(Errno) -> R) throws(ItemError) -> R {
         // docs/BACKUP.md: a vault without a passcode has no use for these items.
         if requirements.contains(where: { $0.1.needsPasscode }) && !vault.passcodeSet { throw .passcodeNotSet }

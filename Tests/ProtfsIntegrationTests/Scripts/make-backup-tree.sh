@@ -1,8 +1,10 @@
 #!/bin/bash
 # make-backup-tree.sh MOUNTPOINT MARKER: a tree for the backup round trip: a file of every
 # class holding MARKER (so the archive can be searched for it), a hard link, symlinks (one
-# long enough to be stored out of line), a FIFO, xattrs, a sparse file, odd modes and owners.
+# long enough to be stored out of line), a FIFO, xattrs (120 on one file), a sparse file, odd
+# modes and owners.
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$1"
 marker=$2
 for class in none completeUntilFirstUserAuthentication completeUnlessOpen complete; do
@@ -18,6 +20,11 @@ mkfifo fifo
 chmod 0751 c-none
 chmod 0604 c-none/file
 chown 65532:65533 c-completeUnlessOpen/file
+# 120 small xattrs on one file (packed into one backing xattr) and a larger one (kept apart;
+# both fit the one 4 KiB block ext4 gives a file's xattrs).
+touch many-xattrs
+python3 "$here/many-xattrs.py" . set many-xattrs 120
+setfattr -n user.large -v "$(head -c 1200 /dev/zero | tr '\0' 'L')" many-xattrs
 # A 64 MiB sparse file with data at both ends; a long name.
 printf 'start %s\n' "$marker" > sparse
 truncate -s 64M sparse

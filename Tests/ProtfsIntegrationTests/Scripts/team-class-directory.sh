@@ -2,6 +2,7 @@
 # The class of a group-writable directory against the user namespace its member may make.
 #   MOUNT make UID GID      team/ (complete) and team/f, owned by root, writable by group
 #                           GID; the user UID appends to team/f from a user namespace
+#                           and sets another attribute of it
 #   MOUNT reclass UID GID   the user UID re-classes a file of its own from a user namespace;
 #                           root re-classes team/ and the file; the contents are all there
 set -euo pipefail
@@ -22,6 +23,8 @@ make)
     chgrp "$group_id" team/f
     chmod 664 team/f
     "${as_user[@]}" unshare -Ur sh -c 'echo more >> team/f'
+    "${as_user[@]}" setfattr -n user.note -v noted team/f
+    [ "$(getfattr --only-values -n user.note team/f)" = noted ]
     ;;
 reclass)
     "${as_user[@]}" sh -c 'echo mine > team/mine'

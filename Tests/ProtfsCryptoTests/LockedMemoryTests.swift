@@ -1,19 +1,30 @@
-import Testing
-import ProtfsTestSupport
-@testable import ProtfsCore
-@testable import ProtfsFormat
+import Glibc
 import ProtfsCrypto
 import ProtfsSystem
+import Testing
 
+/// Secrets stay in locked memory (never swapped) and are wiped when let go: keys in the
+/// slab pool, plaintext in the daemon's buffers.
 @Suite struct LockedMemoryTests {
+    /// /proc/self/smaps, read to its end (/proc files report size 0).
+    func smaps() throws -> String {
+        let fd = open("/proc/self/smaps", O_RDONLY | O_CLOEXEC)
+        try #require(fd >= 0, "open /proc/self/smaps: errno \(errno)")
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            try #require(count >= 0, "read /proc/self/smaps: errno \(errno)")
+            if count == 0 { return String(decoding: bytes, as: UTF8.self) }
+            bytes += chunk[..<count]
+        }
+    }
+
     /// The `Locked:` size (kB) of the /proc/self/smaps mapping that contains `address`.
     func lockedKilobytes(containing address: UInt) throws -> Int? {
-        // /proc files report size 0, so read them to the end rather than by their size.
-        let fd = try FileDescriptor.open(path: "/proc/self/smaps", [.readOnly])
-        defer { fd.close() }
-        let smaps = String(decoding: try fd.readAll(limit: 64 << 20), as: UTF8.self)
         var inside = false
-        for line in smaps.split(separator: "\n") {
+        for line in try smaps().split(separator: "\n") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
             if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
                 let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
@@ -26,11 +37,11 @@ import ProtfsSystem
     }
 
     @Test func keysLiveInLockedMemory() throws {
-        let deviceKeys = DeviceKeys(deviceKey: .random())
+        let keys = (0..<5).map { _ in LockedKey.random() }
         let usage = KeySlabPool.shared.usage
         #expect(!usage.lockFailed)
-        #expect(usage.liveKeys >= 5)
-        let address = deviceKeys.wrap.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+        #expect(usage.liveKeys >= keys.count)
+        let address = keys[0].withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
         let slab = try #require(usage.ranges.first { $0.contains(address) })
         let locked = try #require(try lockedKilobytes(containing: slab.lowerBound))
         #expect(locked > 0)
@@ -42,7 +53,7 @@ import ProtfsSystem
         var sawZero = false
         for _ in 0..<5 {
             var key: LockedKey? = LockedKey.random()
-            let secret = key!.testBytes
+            let secret = key!.withUnsafeBytes { Array($0) }
             let address = key!.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
             key = nil
             let after = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: 32))
@@ -52,6 +63,7 @@ import ProtfsSystem
         }
         #expect(sawZero)
     }
+
     /// Issue 15, item 7: buffers that hold plaintext (requests, replies, chunk scratch) are
     /// locked in memory, so none goes to swap, and wiped as they are given back.
     @Test func plaintextBuffersAreLockedAndWipedAfterUse() throws {

@@ -1,9 +1,7 @@
 import ProtfsTestSupport
 import ProtfsDomain
 import Testing
-@testable import ProtfsControl
 @testable import ProtfsControlClient
-import ProtfsCore
 
 /// The wire format on its own: exact encodings, strict decoding, and a seeded fuzz loop
 /// over the decoders.
@@ -30,9 +28,20 @@ import ProtfsCore
         (.item(ItemRequest(uid: nil, .update(service: "s", account: "a",
                                              changes: ItemChanges(lookupAttributes: ["k": "v"], contentType: "text/plain"),
                                              changesSecret: false))), []),
+        (.item(ItemRequest(uid: nil, .search(Self.fullQuery))), []),
+        (.item(ItemRequest(uid: nil, .updateMatches(Self.fullQuery, changes: ItemChanges(label: "x"), rename: ItemRename(account: "b"),
+                                                    changesSecret: true))), [[]]),
+        (.item(ItemRequest(uid: 2, .updateMatches(ItemQuery(), changes: ItemChanges(), rename: ItemRename(), changesSecret: false))), []),
+        (.item(ItemRequest(uid: nil, .deleteMatches(Self.fullQuery))), []),
         (.backup(passcode: true), [Array("passcode".utf8), [0, 0x0A, 0xFF]]),
         (.backup(passcode: false), [Array("passphrase".utf8)]),
     ]
+
+    /// A query that names every field (`SecItemCopyMatching`'s, matched by the daemon).
+    static let fullQuery = ItemQuery(service: "s", account: "a", label: "L", description: "D", comment: "C", generic: [0, 0xFF],
+                                     accessibility: .afterFirstUnlockThisDeviceOnly,
+                                     lookupAttributes: ["protfs:accessGroup": "TEAM.g"],
+                                     absentLookupAttributes: ["protfs:class", "x"], limit: 3, returnsSecrets: true)
 
     static let replies: [ControlReply] = [
         .done,

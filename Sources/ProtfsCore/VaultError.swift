@@ -1,5 +1,6 @@
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Vault-level failures: opening, initialising, unlocking, changing the passcode. Each says
@@ -37,6 +38,25 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case passcodeRequired
     // Anything else the system refused.
     case system(operation: String, path: String, errno: Errno)
+
+    /// What a keybag failure means for the vault.
+    public init(_ error: KeybagError) {
+        switch error {
+        case .damaged(let reason): self = .keybagDamaged(reason: reason)
+        case .newerVersion(let version): self = .keybagFromNewerVersion(version: version)
+        case .deviceKeyMismatch: self = .deviceKeyMismatch
+        case .passcodeHashFailed: self = .passcodeHashFailed
+        case .noPasscodeSet: self = .noPasscodeSet
+        case .passcodeRequired: self = .passcodeRequired
+        case .missing(let path): self = .notAVault(path: path)
+        case .system(let operation, let path, let errno): self = .system(operation: operation, path: path, errno: errno)
+        }
+    }
+
+    /// Runs a keybag operation, its failure told as the vault's.
+    static func keybag<R>(_ operation: () throws(KeybagError) -> R) throws(VaultError) -> R {
+        do { return try operation() } catch { throw VaultError(error) }
+    }
 
     public var exitCode: ExitCode {
         switch self {

@@ -1,8 +1,7 @@
 import Foundation
+import ProtfsTestSupport
 import Testing
-@testable import ProtfsControl
 @testable import ProtfsControlClient
-import ProtfsCore
 import ProtfsCrypto
 
 /// The control protocol's frame decoder (`ControlWire.readRequest` / `readReply`) on every
