@@ -30,7 +30,7 @@ enum ProtectedWrite {
 
     private static func writeAtomically(_ data: Data, to path: String, _ protectionClass: ProtectionClass, noReplace: Bool) throws(Errno) {
         let temporary = temporaryPath(beside: path)
-        let file = try FileDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive, .closeOnExec], mode: 0o666)
+        let file = try OwnedDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive, .closeOnExec], mode: 0o666)
         do {
             try fill(file, protectionClass, data)
         } catch {
@@ -53,12 +53,12 @@ enum ProtectedWrite {
         // leaves it as it was; one moving to a weaker class is emptied first, so that its old
         // contents never stand under the weaker class.
         var created = true
-        let file: FileDescriptor
+        let file: OwnedDescriptor
         do {
-            file = try FileDescriptor.open(path: path, [.writeOnly, .create, .exclusive, .closeOnExec], mode: 0o666)
+            file = try OwnedDescriptor.open(path: path, [.writeOnly, .create, .exclusive, .closeOnExec], mode: 0o666)
         } catch .exists where !noReplace {
             created = false
-            file = try FileDescriptor.open(path: path, [.writeOnly, .closeOnExec])
+            file = try OwnedDescriptor.open(path: path, [.writeOnly, .closeOnExec])
         }
         do {
             try fill(file, protectionClass, data)
@@ -70,8 +70,8 @@ enum ProtectedWrite {
 
     /// Empties and classes the file (in the order above), then writes and syncs the bytes;
     /// closes it whatever happens.
-    private static func fill(_ file: FileDescriptor, _ protectionClass: ProtectionClass, _ data: Data) throws(Errno) {
-        defer { file.close() }
+    private static func fill(_ owned: consuming OwnedDescriptor, _ protectionClass: ProtectionClass, _ data: Data) throws(Errno) {
+        let file = owned.borrowed
         let weakening = try ClassAttribute.get(file).map { $0.strength > protectionClass.strength } ?? false
         if weakening { try file.truncate(to: 0) }
         try ClassAttribute.set(protectionClass, on: file)
@@ -94,8 +94,7 @@ enum ProtectedWrite {
     private static func syncDirectory(of path: String) {
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        guard let handle = try? FileDescriptor.open(path: directory, [.directory, .closeOnExec]) else { return }
-        try? handle.sync()
-        handle.close()
+        guard let handle = try? OwnedDescriptor.open(path: directory, [.directory, .closeOnExec]) else { return }
+        try? handle.borrowed.sync()
     }
 }

@@ -62,12 +62,11 @@ public struct PasscodeReader: Sendable {
     }
 
     private static func readFile(_ path: String) throws(PasscodeInputError) -> SecureBuffer {
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(path: path, [.readOnly]) } catch {
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor.open(path: path, [.readOnly]) } catch {
             throw .system(operation: "open passcode file", path: path, errno: error)
         }
-        defer { fd.close() }
-        return try readLine(from: fd.rawValue, source: path)
+        return try readLine(from: file.borrowed.rawValue, source: path)
     }
 
     /// No input can come: standard input is closed or a character device that is no

@@ -124,17 +124,16 @@ struct ControlSession {
     /// Takes the archive's descriptor, which follows the secrets within the request's time,
     /// and runs the backup on this connection's thread, telling the client how far it is.
     private func backup(_ secrets: [SecureBuffer], withPasscode: Bool, deadline: Deadline) -> ControlReply {
-        let archive: FileDescriptor?
+        let archive: OwnedDescriptor?
         do { archive = try socket.receiveDescriptor(deadline: deadline) } catch {
             return .failure(ControlFailure(.failure, "the daemon refused the request: \(error)"))
         }
         guard let archive else {
             return .failure(ControlFailure(.failure, "the daemon refused the request: the archive's descriptor is missing"))
         }
-        defer { archive.close() }
         let progress = BackupProgressReport(socket: socket)
         do throws(ControlFailure) {
-            let itemsLeftOut = try handler.backup(into: archive, passcode: withPasscode ? secrets[0] : nil,
+            let itemsLeftOut = try handler.backup(into: archive.borrowed, passcode: withPasscode ? secrets[0] : nil,
                                                   passphrase: secrets[secrets.count - 1], progress: progress.send)
             return .backedUp(itemsLeftOut: itemsLeftOut)
         } catch {

@@ -9,14 +9,13 @@ extension UnixSocket {
         _ = try syscallRetrying { protfs_send_descriptor(fd, passed) }
     }
 
-    /// The descriptor the next byte carries (the caller owns it); nil when the byte came
-    /// without one. Waits until `deadline`; `.closed` when the peer closed first.
-    public func receiveDescriptor(deadline: Deadline) throws(ControlWireError) -> FileDescriptor? {
+    /// The descriptor the next byte carries; nil when the byte came without one. Waits until `deadline`; `.closed` when the peer closed first.
+    public func receiveDescriptor(deadline: Deadline) throws(ControlWireError) -> OwnedDescriptor? {
         while true {
             try waitUntilReadable(deadline: deadline)
             var passed: Int32 = -1
             let n = protfs_receive_descriptor(fd, &passed)
-            if n > 0 { return passed >= 0 ? FileDescriptor(rawValue: passed) : nil }
+            if n > 0 { return passed >= 0 ? OwnedDescriptor(adopting: FileDescriptor(rawValue: passed)) : nil }
             if n == 0 { throw .closed }
             let error = protfs_errno()
             if error == EINTR || error == EAGAIN { continue }

@@ -16,7 +16,8 @@ public final class Vault: Sendable {
     public let backingPath: String
     /// `O_RDONLY|O_DIRECTORY` on the backing root; it holds the `flock` until the vault is
     /// released.
-    public let backingRoot: FileDescriptor
+    private let root: OwnedDescriptor
+    public var backingRoot: FileDescriptor { root.borrowed }
     public let deviceKeyFile: DeviceKeyFile
     public let vaultID: ObjectID
     /// The class keys in memory; `none` is installed at open, the others by `unlock`.
@@ -37,11 +38,11 @@ public final class Vault: Sendable {
     /// own lock, which a passcode removal takes while holding this one.
     private let hasPasscode: Atomic<Bool>
 
-    private init(backingPath: String, backingRoot: FileDescriptor, deviceKeyFile: DeviceKeyFile, keyring: ClassKeyring,
+    private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile, keyring: ClassKeyring,
                  filesystemKeys: FilesystemKeys, rootMetadata: DirectoryMetadata, warnings: [String],
                  keybag: Keybag, state: VaultState) {
         self.backingPath = backingPath
-        self.backingRoot = backingRoot
+        root = backingRoot
         self.deviceKeyFile = deviceKeyFile
         vaultID = keybag.vaultID
         self.keyring = keyring
@@ -52,8 +53,6 @@ public final class Vault: Sendable {
         hasPasscode = Atomic(keybag.passcodeSet)
     }
 
-    deinit { backingRoot.close() }
-
     // MARK: opening
 
     /// Opens and locks a backing directory, loads the device key and the keybag (with every
@@ -63,35 +62,31 @@ public final class Vault: Sendable {
     }
 
     static func open(backing: String, deviceKeyPath: String?, lockTimeout: Duration) throws(VaultError) -> Vault {
-        let root = try openBackingRoot(backing)
-        do throws(VaultError) {
-            try lockExclusively(root, path: backing, timeout: lockTimeout)
-            // Only a directory that holds a keybag is ours to re-mode.
-            let bytes = try VaultError.keybag { () throws(KeybagError) in try Keybag.readBytes(in: root, backingPath: backing) }
-            let warnings = try tightenMode(root, path: backing)
-            try checkExtendedAttributes(root, path: backing)
-            let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-            let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load())
-            let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.decode(bytes, deviceKeys: deviceKeys) }
-            var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
-            try keybag.admit(into: &state)
-            let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
-                try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
-            })
-            let keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey)
-            keyring.install(try VaultError.keybag { () throws(KeybagError) in try keybag.unwrapNoneKey(deviceKeys: deviceKeys) },
-                            for: .none)
-            let rootMetadata: DirectoryMetadata
-            do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
-                throw .rootMetadataDamaged
-            }
-            return Vault(backingPath: backing, backingRoot: root, deviceKeyFile: deviceKeyFile, keyring: keyring,
-                         filesystemKeys: filesystemKeys, rootMetadata: rootMetadata, warnings: warnings,
-                         keybag: keybag, state: state)
-        } catch {
-            root.close()
-            throw error
+        let owned = try openBackingRoot(backing)
+        let root = owned.borrowed
+        try lockExclusively(root, path: backing, timeout: lockTimeout)
+        // Only a directory that holds a keybag is ours to re-mode.
+        let bytes = try VaultError.keybag { () throws(KeybagError) in try Keybag.readBytes(in: root, backingPath: backing) }
+        let warnings = try tightenMode(root, path: backing)
+        try checkExtendedAttributes(root, path: backing)
+        let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
+        let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load())
+        let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.decode(bytes, deviceKeys: deviceKeys) }
+        var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
+        try keybag.admit(into: &state)
+        let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
+            try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
+        })
+        let keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey)
+        keyring.install(try VaultError.keybag { () throws(KeybagError) in try keybag.unwrapNoneKey(deviceKeys: deviceKeys) },
+                        for: .none)
+        let rootMetadata: DirectoryMetadata
+        do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
+            throw .rootMetadataDamaged
         }
+        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, keyring: keyring,
+                     filesystemKeys: filesystemKeys, rootMetadata: rootMetadata, warnings: warnings,
+                     keybag: keybag, state: state)
     }
 
     // MARK: passcodes
@@ -237,8 +232,8 @@ public final class Vault: Sendable {
         } catch {
             throw VaultError.system(operation: "create backing directory", path: backing, errno: error)
         }
-        let root = try openBackingRoot(backing)
-        defer { root.close() }
+        let owned = try openBackingRoot(backing)
+        let root = owned.borrowed
         try lockExclusively(root, path: backing, timeout: lockTimeout)
         let entries: [String]
         do { entries = try root.entryNames() } catch { throw VaultError.system(operation: "list", path: backing, errno: error) }
@@ -279,8 +274,8 @@ public final class Vault: Sendable {
 
     // MARK: backing directory checks
 
-    private static func openBackingRoot(_ path: String) throws(VaultError) -> FileDescriptor {
-        do { return try FileDescriptor.open(path: path, [.readOnly, .directory]) } catch .noEntry {
+    private static func openBackingRoot(_ path: String) throws(VaultError) -> OwnedDescriptor {
+        do { return try OwnedDescriptor.open(path: path, [.readOnly, .directory]) } catch .noEntry {
             throw .backingMissing(path: path)
         } catch {
             throw .system(operation: "open backing directory", path: path, errno: error)

@@ -129,20 +129,20 @@ public struct VaultState: Sendable, Equatable {
         let split = PathSplit(path)
         try DeviceKeyFile.makeDirectories(split.directory)
         let lockPath = String(path.dropLast(".state".count)) + ".lock"
-        let lock: FileDescriptor
-        do { lock = try FileDescriptor.open(path: lockPath, [.readWrite, .create], mode: 0o600) } catch {
+        // Its owner's end releases the flock.
+        let lock: OwnedDescriptor
+        do { lock = try OwnedDescriptor.open(path: lockPath, [.readWrite, .create], mode: 0o600) } catch {
             throw .system(operation: "open the vault state lock", path: lockPath, errno: error)
         }
-        defer { lock.close() }  // releases the flock
-        try Vault.lockExclusively(lock, path: lockPath, timeout: Vault.lockTimeout)
+        try Vault.lockExclusively(lock.borrowed, path: lockPath, timeout: Vault.lockTimeout)
         try reload()
         return try change(&self)
     }
 
     private mutating func reload() throws(VaultError) {
-        let fd: FileDescriptor
+        let file: OwnedDescriptor
         do {
-            fd = try FileDescriptor.open(path: path, [.readOnly, .nonBlocking])
+            file = try OwnedDescriptor.open(path: path, [.readOnly, .nonBlocking])
         } catch .noEntry {
             self = VaultState(path: path)
             isMissing = true
@@ -150,11 +150,10 @@ public struct VaultState: Sendable, Equatable {
         } catch {
             throw .system(operation: "open vault state", path: path, errno: error)
         }
-        defer { fd.close() }
         let bytes: [UInt8]
         do throws(Errno) {
-            guard try fd.status().isRegularFile else { throw Errno.invalid }
-            bytes = try fd.readAll(limit: 4096)
+            guard try file.borrowed.status().isRegularFile else { throw Errno.invalid }
+            bytes = try file.borrowed.readAll(limit: 4096)
         } catch {
             throw .system(operation: "read vault state", path: path, errno: error)
         }
@@ -177,9 +176,9 @@ public struct VaultState: Sendable, Equatable {
                             lastFailureSinceBoot: lastFailure?.sinceBoot, bootID: lastFailure?.bootID)
         guard let json = try? encoder.encode(record) else { throw .stateDamaged(path: path) }
         do {
-            let dir = try FileDescriptor.open(path: split.directory, [.readOnly, .directory])
-            defer { dir.close() }
-            try dir.writeFileAtomically(split.name, contents: Array(json) + [0x0A], syncDirectory: true)
+            try OwnedDescriptor.open(path: split.directory, [.readOnly, .directory]).closeAfter { (dir) throws(Errno) in
+                try dir.writeFileAtomically(split.name, contents: Array(json) + [0x0A], syncDirectory: true)
+            }
         } catch {
             throw .system(operation: "write vault state", path: path, errno: error)
         }

@@ -12,12 +12,13 @@ extension FileDescriptor {
     package func writeFileAtomically(_ name: String, contents: [UInt8], mode: mode_t = 0o600,
                              syncDirectory: Bool = false) throws(Errno) {
         let temporary = ReservedNames.temporaryPrefix + ObjectID.random().description
-        let file = try FileDescriptor.open(temporary, in: self, [.writeOnly, .create, .exclusive], mode: mode)
+        let created = try OwnedDescriptor.open(temporary, in: self, [.writeOnly, .create, .exclusive], mode: mode)
         do throws(Errno) {
-            defer { file.close() }
-            try file.changeMode(mode)  // exactly `mode`, whatever the umask
-            try file.writeAll(contents)
-            try file.sync()
+            try created.closeAfter { file throws(Errno) in
+                try file.changeMode(mode)  // exactly `mode`, whatever the umask
+                try file.writeAll(contents)
+                try file.sync()
+            }
             try rename(temporary, to: self, name)
         } catch {
             try? removeFile(temporary)
@@ -35,8 +36,8 @@ extension FileDescriptor {
         let temporary = ReservedNames.temporaryPrefix + ObjectID.random().description
         try makeSymlink(temporary, target: target)
         do throws(Errno) {
-            let made = try FileDescriptor.open(temporary, in: self, [.path])
-            defer { made.close() }
+            let object = try OwnedDescriptor.open(temporary, in: self, [.path])
+            let made = object.borrowed
             let status = try made.status()
             if status.st_uid != original.st_uid || status.st_gid != original.st_gid {
                 try made.changeOwner(uid: original.st_uid, gid: original.st_gid)

@@ -105,8 +105,8 @@ public struct DirectoryMetadata: Sendable, Hashable {
     /// Reads `protfs.dir` in the backing directory `directory`. A missing file is `ENOENT`;
     /// anything but a regular file of a known layout that authenticates is `EIO`.
     public static func read(in directory: FileDescriptor, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) -> DirectoryMetadata {
-        let fd = try FileDescriptor.openRegularFile(fileName, in: directory)
-        defer { fd.close() }
+        let file = try OwnedDescriptor.openRegularFile(fileName, in: directory)
+        let fd = file.borrowed
         var bytes = [UInt8](repeating: 0, count: Layout.largest + 1)
         let n = try bytes.withUnsafeMutableBytes { b in Result { () throws(Errno) in try fd.read(into: b, at: 0) } }.get()
         bytes.removeLast(bytes.count - n)
@@ -115,10 +115,9 @@ public struct DirectoryMetadata: Sendable, Hashable {
 
     /// Writes `protfs.dir` into a new backing directory (refusing to replace one) and syncs it.
     public func create(in directory: FileDescriptor, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) {
-        let fd = try FileDescriptor.open(Self.fileName, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600)
-        defer { fd.close() }
-        try fd.writeAll(encoded(vaultID: vaultID, keys: keys))
-        try fd.sync()
+        let file = try OwnedDescriptor.open(Self.fileName, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600)
+        try file.borrowed.writeAll(encoded(vaultID: vaultID, keys: keys))
+        try file.borrowed.sync()
     }
 
     /// Replaces `protfs.dir` atomically (a re-class): a `protfs.tmp.*` file, fsync, rename,

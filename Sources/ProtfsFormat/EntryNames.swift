@@ -109,12 +109,11 @@ extension BackingEntryName {
     /// regular file whose contents hash to the entry's name and are too long to have been
     /// stored directly (so each plaintext name has exactly one backing form).
     private static func sidecarContents(of entry: String, in directory: FileDescriptor) -> String? {
-        guard let file = try? FileDescriptor.openRegularFile(entry + ReservedNames.sidecarSuffix, in: directory) else {
+        guard let file = try? OwnedDescriptor.openRegularFile(entry + ReservedNames.sidecarSuffix, in: directory) else {
             return nil
         }
-        defer { file.close() }
-        guard let status = try? file.status(), status.st_size <= maximumSidecarSize,
-              let contents = try? file.readAll(limit: maximumSidecarSize) else { return nil }
+        guard let status = try? file.borrowed.status(), status.st_size <= maximumSidecarSize,
+              let contents = try? file.borrowed.readAll(limit: maximumSidecarSize) else { return nil }
         let encoded = String(decoding: contents, as: UTF8.self)
         guard encoded.utf8.count > maximumBackingNameLength, long(encoded: encoded).entry == entry else { return nil }
         return encoded

@@ -331,15 +331,15 @@ public struct Keybag: Sendable, Equatable {
     /// The raw bytes of `protfs.keybag` in a backing directory (at most one byte more than
     /// a keybag, so a longer file is seen as damaged without reading it all).
     public static func readBytes(in backingRoot: FileDescriptor, backingPath: String) throws(KeybagError) -> [UInt8] {
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.openRegularFile(fileName, in: backingRoot) } catch .noEntry {
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor.openRegularFile(fileName, in: backingRoot) } catch .noEntry {
             throw .missing(path: backingPath)
         } catch .io {
             throw .damaged(reason: "it is not a regular file")
         } catch {
             throw .system(operation: "open the keybag in", path: backingPath, errno: error)
         }
-        defer { fd.close() }
+        let fd = file.borrowed
         var bytes = [UInt8](repeating: 0, count: byteCount + 1)
         do throws(Errno) {
             let n = try bytes.withUnsafeMutableBytes { b in Result { () throws(Errno) in try fd.read(into: b, at: 0) } }.get()

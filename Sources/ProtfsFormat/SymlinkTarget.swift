@@ -88,9 +88,9 @@ public enum SymlinkTarget {
             blob += XChaCha20Poly1305.seal(target, authenticating: movableAssociatedData(linkID: linkID, at: location),
                                            with: keys.symlinkTarget)
         }
-        let links = try openLinksDirectory(in: root, creating: true)
-        defer { links.close() }
-        try links.writeFileAtomically(linkID.description, contents: blob)
+        try openLinksDirectory(in: root, creating: true).closeAfter { (links) throws(Errno) in
+            try links.writeFileAtomically(linkID.description, contents: blob)
+        }
     }
 
     /// A format-3 blob's sealed targets (one per location, all of one length); nil when it
@@ -171,9 +171,8 @@ public enum SymlinkTarget {
                   let records = movableRecords(blob) else { return nil }
             sealedLength = records[0].count
         } else if let linkID = linkID(ofBody: body) {
-            guard let links = try? openLinksDirectory(in: root, creating: false) else { return nil }
-            defer { links.close() }
-            guard let status = try? links.status(of: linkID.description), status.isRegularFile else { return nil }
+            guard let links = try? openLinksDirectory(in: root, creating: false),
+                  let status = try? links.borrowed.status(of: linkID.description), status.isRegularFile else { return nil }
             sealedLength = Int(status.st_size)
         } else {
             guard let length = Base64URL.decodedLength(ofCharacterCount: body.utf8.count) else { return nil }
@@ -187,8 +186,7 @@ public enum SymlinkTarget {
     public static func removeBlob(backingTarget: String, root: FileDescriptor) {
         guard let linkID = linkID(of: backingTarget),
               let links = try? openLinksDirectory(in: root, creating: false) else { return }
-        defer { links.close() }
-        try? links.removeFile(linkID.description)
+        try? links.borrowed.removeFile(linkID.description)
     }
 
     /// Format 2 (written by earlier builds; tests make it with `FormatTwoSymlinkTarget`):
@@ -254,17 +252,15 @@ public enum SymlinkTarget {
     private static func blob(_ linkID: ObjectID, root: FileDescriptor, limit maximumSize: Int) throws(Errno) -> [UInt8] {
         do throws(Errno) {
             let links = try openLinksDirectory(in: root, creating: false)
-            defer { links.close() }
-            let file = try FileDescriptor.openRegularFile(linkID.description, in: links)
-            defer { file.close() }
-            guard try file.status().st_size <= maximumSize else { throw Errno.io }
-            return try file.readAll(limit: maximumSize)
+            let file = try OwnedDescriptor.openRegularFile(linkID.description, in: links.borrowed)
+            guard try file.borrowed.status().st_size <= maximumSize else { throw Errno.io }
+            return try file.borrowed.readAll(limit: maximumSize)
         } catch {
             throw .io
         }
     }
 
-    static func openLinksDirectory(in root: FileDescriptor, creating: Bool) throws(Errno) -> FileDescriptor {
+    static func openLinksDirectory(in root: FileDescriptor, creating: Bool) throws(Errno) -> OwnedDescriptor {
         if creating {
             do throws(Errno) {
                 try root.makeDirectory(ReservedNames.links, mode: 0o700)
@@ -273,7 +269,7 @@ public enum SymlinkTarget {
             }
         }
         do {
-            return try FileDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory, .nonBlocking])
+            return try OwnedDescriptor.open(ReservedNames.links, in: root, [.readOnly, .directory, .nonBlocking])
         } catch .loop, .notDirectory {
             // Something planted in its place: never followed, and damage like any other.
             throw .io

@@ -95,9 +95,9 @@ public final class FuseSession {
     /// raises it for its own mount to `readaheadBytes`; anyone else keeps the default.
     static func widenReadahead(of mountpoint: String) {
         guard geteuid() == 0, let device = MountTable.device(of: mountpoint),
-              let file = try? FileDescriptor.open(path: "/sys/class/bdi/\(device)/read_ahead_kb", .writeOnly)
+              let opened = try? OwnedDescriptor.open(path: "/sys/class/bdi/\(device)/read_ahead_kb", .writeOnly)
         else { return }
-        defer { file.close() }
+        let file = opened.borrowed
         let value = Array("\(LowLevelOperations.readaheadBytes >> 10)\n".utf8)
         _ = value.withUnsafeBytes { try? file.write($0, at: 0) }
     }

@@ -147,8 +147,8 @@ public final class RingTransport: @unchecked Sendable {
 
     static var whyNotOffered: String {
         var state = [UInt8](repeating: 0, count: 4)
-        if let file = try? FileDescriptor.open(path: enableSwitch, .readOnly) {
-            defer { file.close() }
+        if let opened = try? OwnedDescriptor.open(path: enableSwitch, .readOnly) {
+            let file = opened.borrowed
             _ = state.withUnsafeMutableBytes { try? file.read(into: $0, at: 0) }
             if state.first == UInt8(ascii: "N") {
                 return "the kernel has it switched off (\(enableSwitch) is N; root can write 1)"

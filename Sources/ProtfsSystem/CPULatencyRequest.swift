@@ -9,18 +9,16 @@ public final class CPULatencyRequest: Sendable {
     /// The kernel's default target, which constrains nothing (2,000 s in microseconds).
     static let unconstrained: Int32 = 2_000_000_000
 
-    private let descriptor: FileDescriptor
+    private let descriptor: OwnedDescriptor
 
     /// Opens a request (it starts unconstrained). Only root may: the device is 0600.
     public init(device: String = "/dev/cpu_dma_latency") throws(Errno) {
-        descriptor = try FileDescriptor.open(path: device, .writeOnly)
+        descriptor = try OwnedDescriptor.open(path: device, .writeOnly)
     }
-
-    deinit { descriptor.close() }
 
     /// Asks idle CPUs to poll (`true`) or lets them sleep as the governor likes (`false`).
     public func keepCPUsPolling(_ polling: Bool) throws(Errno) {
         var microseconds = polling ? 0 : Self.unconstrained
-        _ = try syscallRetrying { Glibc.write(descriptor.rawValue, &microseconds, MemoryLayout<Int32>.size) }
+        _ = try syscallRetrying { Glibc.write(descriptor.borrowed.rawValue, &microseconds, MemoryLayout<Int32>.size) }
     }
 }

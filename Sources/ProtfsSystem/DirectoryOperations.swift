@@ -95,23 +95,10 @@ extension FileDescriptor {
 
     /// Opens the object this `O_PATH` descriptor refers to for I/O (`O_NONBLOCK` so a FIFO
     /// can never hang the caller; callers check the type first).
-    public func reopen(_ flags: OpenFlags) throws(Errno) -> FileDescriptor {
+    public func reopen(_ flags: OpenFlags) throws(Errno) -> OwnedDescriptor {
         let path = procPath
         let all = flags.union([.closeOnExec, .nonBlocking]).rawValue
-        return FileDescriptor(rawValue: try syscallRetrying { Glibc.open(path, all, 0) })
-    }
-
-    /// Opens `name` in `directory` for I/O only if it is a regular file (`EIO` otherwise). It
-    /// is first opened with `O_PATH`, which opens nothing (no FIFO wait, no device driver),
-    /// checked with `fstat`, and only then reopened through that descriptor: a FIFO, device
-    /// node, socket, directory or symlink planted in the backing directory in place of one
-    /// of the daemon's files is never opened, and cannot be swapped in after the check.
-    public static func openRegularFile(_ name: String, in directory: FileDescriptor,
-                                       _ flags: OpenFlags = .readOnly) throws(Errno) -> FileDescriptor {
-        let object = try open(name, in: directory, .path)
-        defer { object.close() }
-        guard try object.status().isRegularFile else { throw .io }
-        return try object.reopen(flags)
+        return OwnedDescriptor(adopting: FileDescriptor(rawValue: try syscallRetrying { Glibc.open(path, all, 0) }))
     }
 
     /// One directory entry as `getdents` reports it.
@@ -159,4 +146,18 @@ public struct DirectoryEntry: Sendable {
     public let inode: UInt64
     /// `DT_*` type (`DT_UNKNOWN` on filesystems that do not report it).
     public let type: UInt8
+}
+
+extension OwnedDescriptor {
+    /// Opens `name` in `directory` for I/O only if it is a regular file (`EIO` otherwise). It
+    /// is first opened with `O_PATH`, which opens nothing (no FIFO wait, no device driver),
+    /// checked with `fstat`, and only then reopened through that descriptor: a FIFO, device
+    /// node, socket, directory or symlink planted in the backing directory in place of one
+    /// of the daemon's files is never opened, and cannot be swapped in after the check.
+    public static func openRegularFile(_ name: String, in directory: FileDescriptor,
+                                       _ flags: FileDescriptor.OpenFlags = .readOnly) throws(Errno) -> OwnedDescriptor {
+        let object = try open(name, in: directory, .path)
+        guard try object.borrowed.status().isRegularFile else { throw .io }
+        return try object.borrowed.reopen(flags)
+    }
 }

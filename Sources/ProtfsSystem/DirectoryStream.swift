@@ -13,17 +13,14 @@ public final class DirectoryStream: Sendable {
     /// is false (O_NOATIME, when allowed: the daemon owns the directory or is root).
     public init(_ directory: FileDescriptor, movingAccessTime: Bool = true) throws(Errno) {
         let flags: FileDescriptor.OpenFlags = [.readOnly, .directory, .nonBlocking]
-        let readable: FileDescriptor
+        let readable: OwnedDescriptor
         do {
-            readable = try FileDescriptor.open(".", in: directory, movingAccessTime ? flags : flags.union(.noAccessTime))
+            readable = try OwnedDescriptor.open(".", in: directory, movingAccessTime ? flags : flags.union(.noAccessTime))
         } catch .notPermitted {
-            readable = try FileDescriptor.open(".", in: directory, flags)
+            readable = try OwnedDescriptor.open(".", in: directory, flags)
         }
-        guard let opened = fdopendir(readable.rawValue) else {
-            let error = Errno.current
-            readable.close()
-            throw error
-        }
+        guard let opened = fdopendir(readable.borrowed.rawValue) else { throw Errno.current }
+        _ = readable.release()  // the stream owns it now: closedir closes it
         stream = Mutex(UInt(bitPattern: opened))
     }
 

@@ -13,9 +13,9 @@ extension FileDescriptor {
         do {
             return try syscallRetrying { direct(rawValue) }
         } catch .badFile {
-            if let directory = try? FileDescriptor.open(".", in: self, [.readOnly, .directory]) {
-                defer { directory.close() }
-                return try syscallRetrying { direct(directory.rawValue) }
+            if let directory = try? OwnedDescriptor.open(".", in: self, [.readOnly, .directory]) {
+                let readable = directory.borrowed.rawValue
+                return try syscallRetrying { direct(readable) }
             }
             let path = procPath
             return try syscallRetrying { throughPath(path) }

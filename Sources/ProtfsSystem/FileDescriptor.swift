@@ -1,9 +1,10 @@
 import Glibc
 import CProtfsSys
 
-/// An open file descriptor as a small typed value. Every path-taking call is an `*at` call
-/// relative to a descriptor, with `O_NOFOLLOW` / `AT_SYMLINK_NOFOLLOW`: no host path is ever
-/// built from names the kernel sends.
+/// An open file descriptor as a small typed value, borrowed: it cannot close what it names,
+/// which an `OwnedDescriptor` does (every open makes one). Every path-taking call is an `*at`
+/// call relative to a descriptor, with `O_NOFOLLOW` / `AT_SYMLINK_NOFOLLOW`: no host path is
+/// ever built from names the kernel sends.
 public struct FileDescriptor: Sendable, Hashable {
     public let rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }
@@ -28,26 +29,8 @@ public struct FileDescriptor: Sendable, Hashable {
         public static let noAccessTime = OpenFlags(rawValue: protfs_O_NOATIME)
     }
 
-    /// `openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)`.
-    public static func open(_ name: String, in dir: FileDescriptor, _ flags: OpenFlags,
-                            mode: mode_t = 0o600) throws(Errno) -> FileDescriptor {
-        let all = flags.union([.noFollow, .closeOnExec]).rawValue
-        let fd = try syscallRetrying { Glibc.openat(dir.rawValue, name, all, mode) }
-        return FileDescriptor(rawValue: fd)
-    }
-
-    /// Opens an absolute or cwd-relative path given by a user on the command line (not by
-    /// the kernel), following symlinks as a shell would.
-    public static func open(path: String, _ flags: OpenFlags, mode: mode_t = 0o600) throws(Errno) -> FileDescriptor {
-        let all = flags.union(.closeOnExec).rawValue
-        let fd = try syscallRetrying { Glibc.open(path, all, mode) }
-        return FileDescriptor(rawValue: fd)
-    }
-
-    public func close() { _ = Glibc.close(rawValue) }
-
-    public func duplicate() throws(Errno) -> FileDescriptor {
-        FileDescriptor(rawValue: try syscallRetrying { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) })
+    public func duplicate() throws(Errno) -> OwnedDescriptor {
+        OwnedDescriptor(adopting: FileDescriptor(rawValue: try syscallRetrying { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) }))
     }
 
     // MARK: I/O
@@ -101,9 +84,7 @@ public struct FileDescriptor: Sendable, Hashable {
     /// Syncs the directory this descriptor refers to, through a fresh read-only descriptor
     /// (an `O_PATH` descriptor cannot be synced itself).
     public func syncDirectory() throws(Errno) {
-        let dir = try FileDescriptor.open(".", in: self, [.readOnly, .directory])
-        defer { dir.close() }
-        try dir.sync()
+        try OwnedDescriptor.open(".", in: self, [.readOnly, .directory]).closeAfter { dir throws(Errno) in try dir.sync() }
     }
     public func syncData() throws(Errno) { _ = try syscallRetrying { fdatasync(rawValue) } }
     /// Syncs the whole filesystem this descriptor is on (`syncfs(2)`): one call in place of a

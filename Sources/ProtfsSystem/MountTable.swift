@@ -55,9 +55,7 @@ public enum MountTable {
 
     /// The lines of a kernel table (none when it cannot be read).
     static func lines(of path: String) -> [Substring] {
-        guard let fd = try? FileDescriptor.open(path: path, .readOnly) else { return [] }
-        defer { fd.close() }
-        guard let bytes = try? fd.readAll() else { return [] }
+        guard let file = try? OwnedDescriptor.open(path: path, .readOnly), let bytes = try? file.borrowed.readAll() else { return [] }
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
     }
 

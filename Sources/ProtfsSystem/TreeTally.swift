@@ -13,13 +13,12 @@ public struct TreeTally: Sendable, Equatable {
     public init(path: String) {
         // Followed, as the commands follow their operands; opened for listing only when a
         // directory (no open of a file a lock state may refuse).
-        guard let top = try? FileDescriptor.open(path: path, .path), let status = try? top.status() else { return }
-        top.close()
-        add(status)
-        guard status.isDirectory, let directory = try? FileDescriptor.open(path: path, [.readOnly, .directory, .nonBlocking])
+        guard let status = try? OwnedDescriptor.open(path: path, .path).closeAfter({ top throws(Errno) in try top.status() })
         else { return }
-        addEntries(of: directory)
-        directory.close()
+        add(status)
+        guard status.isDirectory, let directory = try? OwnedDescriptor.open(path: path, [.readOnly, .directory, .nonBlocking])
+        else { return }
+        addEntries(of: directory.borrowed)
     }
 
     private mutating func add(_ status: stat) {
@@ -33,9 +32,8 @@ public struct TreeTally: Sendable, Equatable {
             guard let status = try? directory.status(of: name) else { continue }
             add(status)
             guard status.isDirectory,
-                  let child = try? FileDescriptor.open(name, in: directory, [.readOnly, .directory, .nonBlocking]) else { continue }
-            addEntries(of: child)
-            child.close()
+                  let child = try? OwnedDescriptor.open(name, in: directory, [.readOnly, .directory, .nonBlocking]) else { continue }
+            addEntries(of: child.borrowed)
         }
     }
 }

@@ -8,9 +8,8 @@ import ProtfsSystem
 enum AutoUnmountHelper {
     /// Whether a `fusermount3` whose last argument is `mountpoint` is running.
     static func isRunning(for mountpoint: String) -> Bool {
-        guard let proc = try? FileDescriptor.open(path: "/proc", [.readOnly, .directory]) else { return false }
-        defer { proc.close() }
-        let processes = (try? proc.entryNames()) ?? []
+        guard let proc = try? OwnedDescriptor.open(path: "/proc", [.readOnly, .directory]) else { return false }
+        let processes = (try? proc.borrowed.entryNames()) ?? []
         return processes.contains { pid in
             guard pid.allSatisfy(\.isNumber), let arguments = commandLine(of: pid) else { return false }
             return arguments.first?.split(separator: "/").last == "fusermount3" && arguments.last == mountpoint
@@ -31,9 +30,8 @@ enum AutoUnmountHelper {
     }
 
     private static func commandLine(of pid: String) -> [String]? {
-        guard let fd = try? FileDescriptor.open(path: "/proc/\(pid)/cmdline", .readOnly) else { return nil }
-        defer { fd.close() }
-        guard let bytes = try? fd.readAll(limit: 1 << 16) else { return nil }
+        guard let file = try? OwnedDescriptor.open(path: "/proc/\(pid)/cmdline", .readOnly),
+              let bytes = try? file.borrowed.readAll(limit: 1 << 16) else { return nil }
         return bytes.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -42,14 +42,13 @@ enum MountPointChecks {
         if backing == mountpoint || mountpoint.hasPrefix(backing + "/") || backing.hasPrefix(mountpoint + "/") {
             throw Refusal(description: "the mount point and the backing directory must not contain each other (\(mountpoint), \(backing))")
         }
-        let dir: FileDescriptor
+        let dir: OwnedDescriptor
         do {
-            dir = try FileDescriptor.open(path: mountpoint, [.readOnly, .directory])
+            dir = try OwnedDescriptor.open(path: mountpoint, [.readOnly, .directory])
         } catch {
             throw Refusal(description: "mount point \(mountpoint) is not a directory you can use (\(error))")
         }
-        defer { dir.close() }
-        if !nonempty, let names = try? dir.entryNames(), !names.isEmpty {
+        if !nonempty, let names = try? dir.borrowed.entryNames(), !names.isEmpty {
             throw Refusal(description: "mount point \(mountpoint) is not empty; empty it or mount with -o nonempty")
         }
     }

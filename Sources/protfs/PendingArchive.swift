@@ -8,21 +8,34 @@ import ProtfsSystem
 /// 0600 are theirs), handed to the daemon as a descriptor, and named only once complete. Where
 /// the filesystem allows it the file has no name until then (`O_TMPFILE`), so a client killed
 /// halfway leaves nothing behind; elsewhere it is `ARCHIVE.protfs.tmp.*`, removed on failure.
-/// A complete archive never replaces an existing file.
-struct PendingArchive {
+/// A complete archive never replaces an existing file. The file is closed, and a temporary
+/// name not published removed, when this goes.
+final class PendingArchive {
     let path: String
-    let file: FileDescriptor
+    private let owner: OwnedDescriptor
+    var file: FileDescriptor { owner.borrowed }
     /// The temporary name, for a filesystem without `O_TMPFILE`.
     private let temporary: String?
+    private var published = false
+
+    private init(path: String, file: consuming OwnedDescriptor, temporary: String?) {
+        self.path = path
+        owner = file
+        self.temporary = temporary
+    }
+
+    deinit {
+        if let temporary, !published { unlink(temporary) }
+    }
 
     static func create(at path: String) throws(BackupError) -> PendingArchive {
         var existing = stat()
         guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
         let unnamed = protfs_open_tmpfile(directory(of: path), 0o600)
-        if unnamed >= 0 { return PendingArchive(path: path, file: FileDescriptor(rawValue: unnamed), temporary: nil) }
+        if unnamed >= 0 { return PendingArchive(path: path, file: OwnedDescriptor(adopting: FileDescriptor(rawValue: unnamed)), temporary: nil) }
         let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
         do {
-            let file = try FileDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive], mode: 0o600)
+            let file = try OwnedDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive], mode: 0o600)
             return PendingArchive(path: path, file: file, temporary: temporary)
         } catch {
             throw .system(operation: "create", path: temporary, errno: error)
@@ -41,18 +54,11 @@ struct PendingArchive {
         }
         let directory = Self.directory(of: path)
         do {
-            let fd = try FileDescriptor.open(path: directory, [.readOnly, .directory])
-            defer { fd.close() }
-            try fd.syncDirectory()
+            try OwnedDescriptor.open(path: directory, [.readOnly, .directory]).closeAfter { (fd) throws(Errno) in try fd.syncDirectory() }
         } catch {
             throw .system(operation: "sync", path: directory, errno: error)
         }
-    }
-
-    /// Closes the file, and removes it if it has a name and was not published.
-    func close(published: Bool) {
-        file.close()
-        if let temporary, !published { unlink(temporary) }
+        published = true
     }
 
     static func directory(of path: String) -> String {

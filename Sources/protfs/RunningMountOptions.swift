@@ -15,9 +15,8 @@ struct RunningMountOptions {
         // A remount is root's: the daemon tells root its pid and backing directory.
         guard let client = try? ControlClient(mountpoint: mountpoint), case .status(let report)? = try? client.send(.status),
               let pid = report.pid, let backing = report.backing,
-              let file = try? FileDescriptor.open(path: "/proc/\(pid)/cmdline", [.readOnly]) else { return nil }
-        defer { file.close() }
-        guard let commandLine = try? file.readAll(limit: 1 << 20) else { return nil }
+              let file = try? OwnedDescriptor.open(path: "/proc/\(pid)/cmdline", [.readOnly]),
+              let commandLine = try? file.borrowed.readAll(limit: 1 << 20) else { return nil }
         let arguments = commandLine.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         let list = arguments.firstIndex(of: "-o").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
         guard let options = try? MountOptions(backing: backing, mountpoint: mountpoint, foreground: false,

@@ -14,9 +14,8 @@ enum ClassCommands {
         var failures = FailureTally(single: paths.count == 1)
         for path in paths {
             do throws(Errno) {
-                let object = try FileDescriptor.open(path: path, .path)
-                defer { object.close() }
-                let value = String(decoding: try object.extendedAttribute(attribute), as: UTF8.self)
+                let object = try OwnedDescriptor.open(path: path, .path)
+                let value = String(decoding: try object.borrowed.extendedAttribute(attribute), as: UTF8.self)
                 writeOutput(paths.count == 1 ? "\(value)\n" : "\(value)\t\(path)\n")
             } catch {
                 failures.report("class get", path, error, reading: true)
@@ -41,9 +40,8 @@ enum ClassCommands {
         for path in operands.dropFirst() {
             do throws(Errno) {
                 // The operand itself is followed like setfattr does; nothing below it is.
-                let object = try FileDescriptor.open(path: path, .path)
-                defer { object.close() }
-                setClass(protectionClass, of: object, path: path, recursive: recursive, tally: tally, failures: &failures)
+                let object = try OwnedDescriptor.open(path: path, .path)
+                setClass(protectionClass, of: object.borrowed, path: path, recursive: recursive, tally: tally, failures: &failures)
             } catch {
                 failures.report("class set", path, error, reading: false)
             }
@@ -71,9 +69,8 @@ enum ClassCommands {
             for name in try object.entryNames().sorted() {
                 let childPath = path.hasSuffix("/") ? path + name : path + "/" + name
                 do throws(Errno) {
-                    let child = try FileDescriptor.open(name, in: object, .path)  // O_NOFOLLOW: a symlink is the link
-                    defer { child.close() }
-                    setClass(protectionClass, of: child, path: childPath, recursive: true, tally: tally, failures: &failures)
+                    let child = try OwnedDescriptor.open(name, in: object, .path)  // O_NOFOLLOW: a symlink is the link
+                    setClass(protectionClass, of: child.borrowed, path: childPath, recursive: true, tally: tally, failures: &failures)
                 } catch {
                     failures.report("class set", childPath, error, reading: false)
                 }

@@ -73,15 +73,15 @@ struct ItemInput {
     /// Reads a whole file (or standard input when `path` is nil) into locked memory; more
     /// than `limit` bytes is a usage error.
     private static func readFile(_ path: String?, limit: Int, what: String) throws -> SecureBuffer {
-        let file: FileDescriptor
-        if let path {
-            do { file = try FileDescriptor.open(path: path, .readOnly) } catch {
-                throw ItemInputError(message: "cannot open \(path): \(error)")
-            }
-        } else {
-            file = FileDescriptor(rawValue: STDIN_FILENO)
+        guard let path else { return try read(FileDescriptor(rawValue: STDIN_FILENO), limit: limit, what: what) }
+        let opened: OwnedDescriptor
+        do { opened = try OwnedDescriptor.open(path: path, .readOnly) } catch {
+            throw ItemInputError(message: "cannot open \(path): \(error)")
         }
-        defer { if path != nil { file.close() } }
+        return try read(opened.borrowed, limit: limit, what: what)
+    }
+
+    private static func read(_ file: FileDescriptor, limit: Int, what: String) throws -> SecureBuffer {
         let staging = SecureBuffer(count: limit + 1)
         var total = 0
         while total <= limit {

@@ -320,7 +320,7 @@ struct DecoderFuzzTests {
 extension FileDescriptor {
     /// The whole contents of the regular file `name` in this directory.
     fileprivate func readAllOf(_ name: String) throws -> [UInt8] {
-        let file = try FileDescriptor.openRegularFile(name, in: self)
+        let file = try OwnedDescriptor.openRegularFile(name, in: self).release()
         defer { file.close() }
         return try file.readAll()
     }

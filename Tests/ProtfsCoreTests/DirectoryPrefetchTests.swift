@@ -49,7 +49,7 @@ import ProtfsSystem
             .map { (entry) throws -> FileDescriptor in
                 let subdirectory = try FileDescriptor.open(entry.name, in: directory.descriptor, [.path, .directory])
                 defer { subdirectory.close() }
-                return try FileDescriptor.openRegularFile(DirectoryMetadata.fileName, in: subdirectory)
+                return try OwnedDescriptor.openRegularFile(DirectoryMetadata.fileName, in: subdirectory).release()
             }
     }
 

@@ -177,7 +177,7 @@ import ProtfsSystem
         #expect(try reopen().read(count: 2, at: 2 * 4096 - 1) == [0, 8])
         #expect(throws: Errno.invalid) { try file.allocate(offset: 0, length: 0) }
         // fsync goes through a copy of the backing descriptor (it needs no key).
-        let backing = try file.backingDescriptorCopy()
+        let backing = try file.backingDescriptorCopy().release()
         defer { backing.close() }
         try backing.syncData()
         try backing.sync()

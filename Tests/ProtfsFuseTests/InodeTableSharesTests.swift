@@ -10,7 +10,7 @@ struct InodeTableSharesTests {
     /// A directory of `count` empty files, and a node for each (distinct backing objects).
     final class Files {
         let path: String
-        let directory: FileDescriptor
+        private let owner: OwnedDescriptor
         let root: BackingNode
         let nodes: [BackingNode]
 
@@ -18,11 +18,11 @@ struct InodeTableSharesTests {
             var template = Array("/tmp/protfs-inode-shares-XXXXXX".utf8CString)
             guard let made = mkdtemp(&template) else { throw Errno(errno) }
             path = String(cString: made)
-            directory = try FileDescriptor.open(path: path, [.directory, .path])
+            owner = try OwnedDescriptor.open(path: path, [.directory, .path])
+            let directory = owner.borrowed
             for index in 0 ..< count {
-                try FileDescriptor.open("f\(index)", in: directory, [.create, .writeOnly]).close()
+                _ = try OwnedDescriptor.open("f\(index)", in: directory, [.create, .writeOnly])
             }
-            let directory = directory
             root = try BackingNode.open(".", in: directory)
             nodes = try (0 ..< count).map { index throws(Errno) in try BackingNode.open("f\(index)", in: directory) }
         }
@@ -30,7 +30,6 @@ struct InodeTableSharesTests {
         deinit {
             for index in 0 ..< nodes.count { unlink("\(path)/f\(index)") }
             rmdir(path)
-            directory.close()
         }
     }
 

@@ -17,8 +17,8 @@ struct NodeReleaserTests {
 
     @Test("Waiting nodes keep their descriptors up to the capacity; past it they close at once")
     func capacityBoundsTheDescriptorsHeld() throws {
-        let directory = try FileDescriptor.open(path: "/", [.directory, .path])
-        defer { directory.close() }
+        let root = try OwnedDescriptor.open(path: "/", [.directory, .path])
+        let directory = root.borrowed
         let queue = DispatchQueue(label: "test.node-release")
         queue.suspend()
         let releaser = NodeReleaser(capacity: 4, queue: queue)

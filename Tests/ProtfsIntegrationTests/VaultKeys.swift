@@ -56,7 +56,7 @@ struct VaultKeys {
     /// xattr of its own, as builds before the packed form wrote every attribute.
     func setUnpackedAttribute(_ name: String, _ value: [UInt8], ofBacking relative: String) throws {
         try Self.withBackingDirectory(".", of: backing) { root in
-            let fd = try FileDescriptor.openRegularFile(relative, in: root)
+            let fd = try OwnedDescriptor.openRegularFile(relative, in: root).release()
             defer { fd.close() }
             let objectID = try FileHeader.read(from: fd, keyring: keyring).fileID
             let name = Array(name.utf8)
@@ -68,7 +68,7 @@ struct VaultKeys {
     /// The per-file key of the backing file `relative`, from its header.
     func fileKey(ofBacking relative: String) throws -> [UInt8] {
         try Self.withBackingDirectory(".", of: backing) { root in
-            let fd = try FileDescriptor.openRegularFile(relative, in: root)
+            let fd = try OwnedDescriptor.openRegularFile(relative, in: root).release()
             defer { fd.close() }
             let header = try FileHeader.read(from: fd, keyring: keyring)
             return try header.unwrapFileKey(keyring: keyring).withUnsafeBytes { Array($0) }

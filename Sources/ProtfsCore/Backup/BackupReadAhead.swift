@@ -60,16 +60,14 @@ final class BackupReadAhead: Sendable {
             if stopping.load(ordering: .acquiring) { return false }
             switch entry.type {
             case UInt8(DT_DIR):
-                guard let inner = try? FileDescriptor.open(entry.name, in: directory, [.readOnly, .directory, .nonBlocking])
+                guard let inner = try? OwnedDescriptor.open(entry.name, in: directory, [.readOnly, .directory, .nonBlocking])
                 else { continue }
-                defer { inner.close() }
-                if !readAhead(inner) { return false }
+                if !readAhead(inner.borrowed) { return false }
             case UInt8(DT_REG):
                 // Through O_PATH and a check, so nothing but a regular file is ever opened.
-                guard let file = try? FileDescriptor.openRegularFile(entry.name, in: directory, [.readOnly, .noAccessTime])
+                guard let file = try? OwnedDescriptor.openRegularFile(entry.name, in: directory, [.readOnly, .noAccessTime])
                 else { continue }
-                try? file.adviseWillNeed(offset: 0, length: pieceByteCount)
-                file.close()
+                try? file.borrowed.adviseWillNeed(offset: 0, length: pieceByteCount)
             default:
                 continue
             }

@@ -26,13 +26,14 @@ final class ChunkOpener: Sendable {
     let pool = BufferPool(byteCount: BackupChunks.plaintextByteCount, limit: chunksAhead + lanes + 1)
     private let lanes = ThreadGroup()
     /// The archive, through a descriptor of its own: the caller's may be closed before this
-    /// has stopped.
-    private let file: FileDescriptor
+    /// has stopped. Closed with this object, once the lanes (which hold it) are gone.
+    private let archive: OwnedDescriptor
+    private var file: FileDescriptor { archive.borrowed }
 
     /// Starts reading the `count` chunks of `file`'s body; the last one is
     /// `finalChunkByteCount` long.
     init(file: FileDescriptor, prefix: [UInt8], key: LockedKey, count: UInt64, finalChunkByteCount: Int) throws(BackupError) {
-        do { self.file = try file.duplicate() } catch { throw .system(operation: "open", path: "the archive", errno: error) }
+        do { archive = try file.duplicate() } catch { throw .system(operation: "open", path: "the archive", errno: error) }
         for lane in 0..<Self.lanes {
             do {
                 try lanes.start { [self] in
@@ -85,7 +86,6 @@ final class ChunkOpener: Sendable {
     func stop() {
         for lane in opened { lane.close() }
         guard lanes.joinAll() else { return }
-        file.close()
         for lane in opened {
             while let chunk = lane.take() { if case .success(let opened) = chunk { pool.give(opened.buffer) } }
         }

@@ -31,12 +31,14 @@ final class ChunkSealer: Sendable {
     private let abandoned = Atomic<Bool>(false)
     private let lanes = ThreadGroup()
     /// The archive, through a descriptor of its own: the caller's may be closed before an
-    /// abandoned sealer has stopped.
-    private let file: FileDescriptor
+    /// abandoned sealer has stopped. Closed with this object, once the lanes (which hold it)
+    /// are gone.
+    private let archive: OwnedDescriptor
+    private var file: FileDescriptor { archive.borrowed }
 
     /// Starts sealing chunks into `file` after its `headerByteCount` bytes.
     init(file: FileDescriptor, path: String, prefix: [UInt8], key: LockedKey, headerByteCount: Int) throws(BackupError) {
-        do { self.file = try file.duplicate() } catch { throw .system(operation: "open", path: path, errno: error) }
+        do { archive = try file.duplicate() } catch { throw .system(operation: "open", path: path, errno: error) }
         for lane in queued {
             do {
                 try lanes.start { [self] in
@@ -92,11 +94,10 @@ final class ChunkSealer: Sendable {
         stop()
     }
 
-    /// Closes the lanes and joins their threads; the archive's descriptor is closed by the
-    /// first call.
+    /// Closes the lanes and joins their threads.
     private func stop() {
         for lane in queued { lane.close() }
-        if lanes.joinAll() { file.close() }
+        _ = lanes.joinAll()
     }
 
     private func check() throws(BackupError) {

@@ -21,9 +21,9 @@ final class RestoreTarget: @unchecked Sendable {
     /// a directory's entries together and goes depth first, so the parent of the next entry
     /// is nearly always on this chain (opening each parent from the root again doubled the
     /// system calls of a source tree's restore). The root is not on it.
-    private var chain: [(path: String, fd: FileDescriptor)] = []
+    private var chain: [OpenDirectory] = []
     /// The file between `beginFile` and `endFile`, and its mode as made (nil: unknown).
-    private var file: FileDescriptor?
+    private var file: OwnedDescriptor?
     private var fileMode: mode_t?
     private let asRoot = geteuid() == 0
 
@@ -31,11 +31,6 @@ final class RestoreTarget: @unchecked Sendable {
         self.root = root
         self.backingPath = backingPath
         self.keyring = keyring
-    }
-
-    deinit {
-        closeChain(keeping: 0)
-        file?.close()
     }
 
     func makeDirectory(_ path: String, _ attributes: BackupAttributes, _ xattrs: [(String, [UInt8])]) throws(BackupError) {
@@ -51,17 +46,18 @@ final class RestoreTarget: @unchecked Sendable {
     /// away or it has set-id bits, `endFile` needs no `fchmod`.
     func beginFile(_ path: String, mode: UInt32, _ xattrs: [(String, [UInt8])]) throws(BackupError) {
         let (directory, name) = try parentAndName(path)
-        let fd: FileDescriptor
-        do { fd = try FileDescriptor.open(name, in: directory, [.writeOnly, .create, .exclusive], mode: mode_t(mode & 0o777)) } catch {
+        let created: OwnedDescriptor
+        do { created = try OwnedDescriptor.open(name, in: directory, [.writeOnly, .create, .exclusive], mode: mode_t(mode & 0o777)) } catch {
             throw system("create", path, error)
         }
-        file = fd
+        let fd = created.borrowed
+        file = consume created
         fileMode = Self.creationMask.map { mode_t(mode) & 0o777 & ~$0 }
         try set(xattrs, on: fd, path)
     }
 
     func write(_ bytes: [UInt8], at offset: UInt64) throws(BackupError) {
-        guard let file else { preconditionFailure("a write outside a file") }
+        guard let file = file?.borrowed else { preconditionFailure("a write outside a file") }
         do throws(Errno) {
             try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try file.write(b, at: Int64(offset)) } }.get()
         } catch {
@@ -72,9 +68,8 @@ final class RestoreTarget: @unchecked Sendable {
     /// The size (holes stay holes; a file whose data ends at its size already has it), owner,
     /// mode and times.
     func endFile(_ path: String, size: UInt64, written: UInt64, _ attributes: BackupAttributes) throws(BackupError) {
-        guard let file else { preconditionFailure("a file ended that was not begun") }
-        self.file = nil
-        defer { file.close() }
+        guard let owned = self.file.take() else { preconditionFailure("a file ended that was not begun") }
+        let file = owned.borrowed
         do throws(Errno) {
             if written < size { try file.truncate(to: Int64(size)) }
             try apply(attributes, to: file, madeWithMode: fileMode)
@@ -111,11 +106,11 @@ final class RestoreTarget: @unchecked Sendable {
         // crafted archive cannot link something outside the backing directory in; held
         // apart from the chain, which the link's own directory may change.
         let (sourceDirectory, sourceName) = try parentAndName(first)
-        let source: FileDescriptor
+        let source: OwnedDescriptor
         do { source = try sourceDirectory.duplicate() } catch { throw system("open", first, error) }
-        defer { source.close() }
         let (directory, name) = try parentAndName(path)
-        _ = try? syscallRetrying { linkat(source.rawValue, sourceName, directory.rawValue, name, 0) }
+        let sourceDescriptor = source.borrowed.rawValue
+        _ = try? syscallRetrying { linkat(sourceDescriptor, sourceName, directory.rawValue, name, 0) }
         // linkat's failure is told by what is there (the first name must be a regular file).
         guard let st = try? directory.status(of: name), st.st_mode & S_IFMT == S_IFREG, st.st_nlink > 1 else {
             throw .damaged("a hard link to \(first), which is not a file restored before it")
@@ -125,7 +120,7 @@ final class RestoreTarget: @unchecked Sendable {
     /// Modes, owners and times of every directory, deepest first; then the whole filesystem
     /// synced and `beforeRoot` run (it writes the keybag, durably), then the root's.
     func finish(beforeRoot: () throws -> Void) throws {
-        defer { closeChain(keeping: 0) }
+        defer { chain.removeAll() }
         for (path, recorded) in directories.reversed() {
             var attributes = recorded
             if path.isEmpty {
@@ -149,9 +144,8 @@ final class RestoreTarget: @unchecked Sendable {
     /// This process's umask, read without changing it (`umask(2)` can only set it); nil
     /// where the kernel does not report it.
     static let creationMask: mode_t? = {
-        guard let status = try? FileDescriptor.open(path: "/proc/self/status", [.readOnly]) else { return nil }
-        defer { status.close() }
-        guard let text = try? status.readAll(),
+        guard let status = try? OwnedDescriptor.open(path: "/proc/self/status", [.readOnly]),
+              let text = try? status.borrowed.readAll(),
               let line = String(decoding: text, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("Umask:") }),
               let mask = mode_t(line.dropFirst("Umask:".count).trimmingPrefix(while: { $0 == "\t" || $0 == " " }), radix: 8)
         else { return nil }
@@ -196,19 +190,19 @@ final class RestoreTarget: @unchecked Sendable {
         guard !path.isEmpty else { return root }
         var kept = chain.count
         while kept > 0 && !Self.isSameOrInside(path, chain[kept - 1].path) { kept -= 1 }
-        closeChain(keeping: kept)
+        chain.removeLast(chain.count - kept)
         let done = chain.last?.path ?? ""
         let rest = done.isEmpty ? path.utf8[...] : path.utf8.dropFirst(done.utf8.count + 1)
         for component in rest.split(separator: UInt8(ascii: "/")) {
             let name = String(decoding: component, as: UTF8.self)
-            let next: FileDescriptor
-            do { next = try FileDescriptor.open(name, in: chain.last?.fd ?? root, [.readOnly, .directory]) } catch {
+            let next: OwnedDescriptor
+            do { next = try OwnedDescriptor.open(name, in: chain.last?.descriptor ?? root, [.readOnly, .directory]) } catch {
                 throw system("open", path, error)
             }
             let parentPath = chain.last?.path ?? ""
-            chain.append((parentPath.isEmpty ? name : parentPath + "/" + name, next))
+            chain.append(OpenDirectory(path: parentPath.isEmpty ? name : parentPath + "/" + name, next))
         }
-        return chain.last?.fd ?? root
+        return chain.last?.descriptor ?? root
     }
 
     /// `path` is `ancestor` or inside it, compared on bytes (String comparison would take two
@@ -224,11 +218,19 @@ final class RestoreTarget: @unchecked Sendable {
         }
     }
 
-    private func closeChain(keeping count: Int) {
-        while chain.count > count { chain.removeLast().fd.close() }
-    }
-
     private func system(_ operation: String, _ path: String, _ error: Errno) -> BackupError {
         .system(operation: operation, path: backingPath + "/" + path, errno: error)
+    }
+}
+
+/// A directory on the chain, open while it is there.
+private final class OpenDirectory {
+    let path: String
+    private let owner: OwnedDescriptor
+    var descriptor: FileDescriptor { owner.borrowed }
+
+    init(path: String, _ owner: consuming OwnedDescriptor) {
+        self.path = path
+        self.owner = owner
     }
 }

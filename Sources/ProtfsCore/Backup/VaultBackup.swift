@@ -41,14 +41,13 @@ public final class VaultBackup {
         var existing = Glibc.stat()
         guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
         let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
-        let file: FileDescriptor
-        do { file = try FileDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive], mode: 0o600) } catch {
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive], mode: 0o600) } catch {
             throw .system(operation: "create", path: temporary, errno: error)
         }
-        defer { file.close() }
         do throws(BackupError) {
             // Nothing else uses the vault: a gate of its own, which nothing contends.
-            let backup = try stream(vault: vault, classKeys: classKeys, into: file, named: temporary, passphrase: passphrase,
+            let backup = try stream(vault: vault, classKeys: classKeys, into: file.borrowed, named: temporary, passphrase: passphrase,
                                     snapshots: SnapshotGate(), progress: progress)
             guard rename(temporary, path) == 0 else {
                 throw .system(operation: "rename the archive to", path: path, errno: Errno(errno))
@@ -113,8 +112,8 @@ public final class VaultBackup {
             let st = try stat(directory, path, of: name)
             switch st.st_mode & S_IFMT {
             case S_IFDIR:
-                let fd = try open(name, in: directory, path: child, [.readOnly, .directory, .nonBlocking])
-                defer { fd.close() }
+                let opened = try open(name, in: directory, path: child, [.readOnly, .directory, .nonBlocking])
+                let fd = opened.borrowed
                 try appendDirectory(fd, path: child, st: st)
                 let inner: Area = path.isEmpty && name == ReservedNames.items ? .items
                     : path.isEmpty && name == ReservedNames.links ? .other : area
@@ -177,8 +176,8 @@ public final class VaultBackup {
             hardLinks[key] = path
         }
         // Without touching its access time, which the archive keeps as it was.
-        let fd = try open(name, in: directory, path: path, [.readOnly, .nonBlocking, .noAccessTime])
-        defer { fd.close() }
+        let opened = try open(name, in: directory, path: path, [.readOnly, .nonBlocking, .noAccessTime])
+        let fd = opened.borrowed
         // Whole: no write, truncation, re-class or xattr change of it in between.
         try snapshots.copying(identity(of: st)) { () throws(BackupError) in
             try appendContents(of: fd, path: path, hasHeader: hasHeader)
@@ -286,8 +285,8 @@ public final class VaultBackup {
     }
 
     private func open(_ name: String, in directory: FileDescriptor, path: String,
-                      _ flags: FileDescriptor.OpenFlags) throws(BackupError) -> FileDescriptor {
-        do { return try FileDescriptor.open(name, in: directory, flags) } catch {
+                      _ flags: FileDescriptor.OpenFlags) throws(BackupError) -> OwnedDescriptor {
+        do { return try OwnedDescriptor.open(name, in: directory, flags) } catch {
             throw .system(operation: "open", path: display(path), errno: error)
         }
     }

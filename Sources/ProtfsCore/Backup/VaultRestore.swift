@@ -19,34 +19,30 @@ public enum VaultRestore {
     }
 
     /// Opens the archive and checks the passphrase (exit 3 when wrong) through the delays of
-    /// wrong passcodes, counted per archive beside `deviceKeyFile`; then the keybag.
+    /// wrong passcodes, counted per archive beside `deviceKeyFile`; then the keybag. The
+    /// reader reads through a descriptor of its own.
     private static func open(_ archive: String, passphrase: SecureBuffer, deviceKeyFile: DeviceKeyFile,
                              alongside: (Argon2idParameters) -> Void = { _ in })
-        throws(BackupError) -> (FileDescriptor, BackupStreamReader, VaultKeys, LockedKey) {
-        let file: FileDescriptor
-        do { file = try FileDescriptor.open(path: archive, [.readOnly]) } catch {
+        throws(BackupError) -> (BackupStreamReader, VaultKeys, LockedKey) {
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor.open(path: archive, [.readOnly]) } catch {
             throw .system(operation: "open", path: archive, errno: error)
         }
-        do throws(BackupError) {
-            let (reader, keys) = try BackupStreamReader.open(file: file, passphrase: passphrase,
-                                                             alongside: alongside) { (archiveID) throws(BackupError) in
-                do throws(VaultError) {
-                    var state = try VaultState.load(beside: deviceKeyFile, archiveID: archiveID)
-                    try state.beginPasscodeAttempt()
-                    return { () throws(BackupError) in
-                        do throws(VaultError) { try state.recordSuccess() } catch { throw .attemptRefused(error) }
-                    }
-                } catch {
-                    throw .attemptRefused(error)
+        let (reader, keys) = try BackupStreamReader.open(file: file.borrowed, passphrase: passphrase,
+                                                         alongside: alongside) { (archiveID) throws(BackupError) in
+            do throws(VaultError) {
+                var state = try VaultState.load(beside: deviceKeyFile, archiveID: archiveID)
+                try state.beginPasscodeAttempt()
+                return { () throws(BackupError) in
+                    do throws(VaultError) { try state.recordSuccess() } catch { throw .attemptRefused(error) }
                 }
+            } catch {
+                throw .attemptRefused(error)
             }
-            let (vaultKeys, transport) = try BackupKeybag.decode(try reader.read(BackupKeybag.byteCount),
-                                                                 archiveID: reader.archiveID, with: keys.keybag)
-            return (file, reader, vaultKeys, transport)
-        } catch {
-            file.close()
-            throw error
         }
+        let (vaultKeys, transport) = try BackupKeybag.decode(try reader.read(BackupKeybag.byteCount),
+                                                             archiveID: reader.archiveID, with: keys.keybag)
+        return (reader, vaultKeys, transport)
     }
 
     /// Reads the whole archive and checks every chunk, record and file header; writes nothing.
@@ -54,8 +50,7 @@ public enum VaultRestore {
     public static func verify(archive: String, passphrase: SecureBuffer, deviceKeyPath: String?,
                               report: @escaping (ArchiveFinding) -> Void) throws(BackupError) -> UInt64 {
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
-        defer { file.close() }
+        let (reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile)
         let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport), screen: screen(keys, report),
                                    maker: nil)
         try replay.run()
@@ -78,10 +73,9 @@ public enum VaultRestore {
         let early: SecureBuffer?? = passcodeAtHand ? .some(try passcode()) : .none
         var stretch: PasscodeStretch?
         defer { stretch?.join() }
-        let (file, reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile) { kdf in
+        let (reader, keys, transport) = try open(archive, passphrase: passphrase, deviceKeyFile: deviceKeyFile) { kdf in
             if case let .some(secret?) = early { stretch = PasscodeStretch(secret, kdf: kdf) }
         }
-        defer { file.close() }
         let secret = try early ?? passcode()
         if !existed {
             do { try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700) } catch {
@@ -89,12 +83,12 @@ public enum VaultRestore {
             }
         }
         var deviceKeyCreated = false
-        let root: FileDescriptor
-        do { root = try FileDescriptor.open(path: backing, [.readOnly, .directory]) } catch {
+        let ownedRoot: OwnedDescriptor
+        do { ownedRoot = try OwnedDescriptor.open(path: backing, [.readOnly, .directory]) } catch {
             if !existed { rmdir(backing) }
             throw BackupError.system(operation: "open", path: backing, errno: error)
         }
-        defer { root.close() }
+        let root = ownedRoot.borrowed
         do {
             try Vault.lockExclusively(root, path: backing, timeout: Vault.lockTimeout)
             try checkEmpty(root, path: backing)
@@ -160,14 +154,13 @@ public enum VaultRestore {
 
     /// True when `backing` exists (it must then be an empty directory), false when missing.
     private static func checkDestination(_ backing: String) throws(BackupError) -> Bool {
-        let root: FileDescriptor
-        do { root = try FileDescriptor.open(path: backing, [.readOnly, .directory]) } catch .noEntry {
+        let root: OwnedDescriptor
+        do { root = try OwnedDescriptor.open(path: backing, [.readOnly, .directory]) } catch .noEntry {
             return false
         } catch {
             throw .system(operation: "open", path: backing, errno: error)
         }
-        defer { root.close() }
-        try checkEmpty(root, path: backing)
+        try checkEmpty(root.borrowed, path: backing)
         return true
     }
 
@@ -182,9 +175,8 @@ public enum VaultRestore {
         guard let names = try? directory.entryNames() else { return }
         for name in names where name != "." && name != ".." {
             if let st = try? directory.status(of: name), st.st_mode & S_IFMT == S_IFDIR,
-               let child = try? FileDescriptor.open(name, in: directory, [.readOnly, .directory]) {
-                removeContents(of: child)
-                child.close()
+               let child = try? OwnedDescriptor.open(name, in: directory, [.readOnly, .directory]) {
+                removeContents(of: child.borrowed)
                 try? directory.removeDirectory(name)
             } else {
                 try? directory.removeFile(name)

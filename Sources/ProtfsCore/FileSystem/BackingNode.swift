@@ -18,7 +18,9 @@ public final class BackingNode: Sendable {
         }
     }
 
-    public let descriptor: FileDescriptor
+    private let object: OwnedDescriptor
+    /// The node's descriptor, for calls on the object; it lives as long as the node.
+    public var descriptor: FileDescriptor { object.borrowed }
     public let identity: Identity
     /// `S_IFMT` bits: the type of an inode never changes.
     public let fileType: mode_t
@@ -37,13 +39,11 @@ public final class BackingNode: Sendable {
     /// The directory a regular file was last found in (weak: a file holds no directory open).
     private let foundIn = Mutex(WeakNode())
 
-    init(descriptor: FileDescriptor, status: stat) {
-        self.descriptor = descriptor
+    init(object: consuming OwnedDescriptor, status: stat) {
+        self.object = object
         identity = Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         fileType = status.fileType
     }
-
-    deinit { descriptor.close() }
 
     /// Opens `name` in `directory` without following it, and stats what was opened (never
     /// the name again, so it cannot be swapped in between).
@@ -53,14 +53,9 @@ public final class BackingNode: Sendable {
 
     /// `open(_:in:)`, with the status it took of what it opened.
     static func openWithStatus(_ name: String, in directory: FileDescriptor) throws(Errno) -> (node: BackingNode, status: stat) {
-        let fd = try FileDescriptor.open(name, in: directory, [.path])
-        do {
-            let status = try fd.status()
-            return (BackingNode(descriptor: fd, status: status), status)
-        } catch {
-            fd.close()
-            throw error
-        }
+        let object = try OwnedDescriptor.open(name, in: directory, [.path])
+        let status = try object.borrowed.status()
+        return (BackingNode(object: object, status: status), status)
     }
 
     public var isDirectory: Bool { fileType == S_IFDIR }

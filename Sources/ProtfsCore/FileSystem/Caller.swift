@@ -57,9 +57,8 @@ struct ProcessStatus {
 
     /// Process `pid`'s status, or nil when it is gone or cannot be read.
     static func of(_ pid: pid_t) -> ProcessStatus? {
-        guard pid > 0, let fd = try? FileDescriptor.open(path: "/proc/\(pid)/status", .readOnly) else { return nil }
-        defer { fd.close() }
-        guard let bytes = try? fd.readAll(limit: 1 << 16) else { return nil }
+        guard pid > 0, let file = try? OwnedDescriptor.open(path: "/proc/\(pid)/status", .readOnly),
+              let bytes = try? file.borrowed.readAll(limit: 1 << 16) else { return nil }
         var groups: [gid_t] = []
         var capabilities: UInt64?
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {

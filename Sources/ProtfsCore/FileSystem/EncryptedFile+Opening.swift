@@ -12,39 +12,40 @@ extension EncryptedFile {
     public static func create(in directory: FileDescriptor, name: String, mode: mode_t,
                               protectionClass: ProtectionClass, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
         let (header, fileKey) = try FileHeader.create(protectionClass: protectionClass, keyring: keyring)
-        let descriptor = try FileDescriptor.open(name, in: directory, [.create, .exclusive, .readWrite, .nonBlocking], mode: mode)
+        let backing = try OwnedDescriptor.open(name, in: directory, [.create, .exclusive, .readWrite, .nonBlocking], mode: mode)
+        let descriptor = backing.borrowed
         do {
             try header.encoded().withUnsafeBytes { bytes in
                 Result { () throws(Errno) in try descriptor.write(bytes, at: 0) }
             }.get()
         } catch {
-            descriptor.close()
             try? directory.removeFile(name)
             throw error
         }
-        return EncryptedFile(descriptor: descriptor, header: header, fileKey: fileKey, keyring: keyring)
+        return EncryptedFile(backing: backing, header: header, fileKey: fileKey, keyring: keyring)
     }
 
-    /// Opens a file from a descriptor the caller opened for reading and writing (`O_NONBLOCK`).
-    /// On success the file owns the descriptor; on failure the caller still does. `EIO` if it
+    /// Opens a file from a descriptor the caller opened for reading and writing (`O_NONBLOCK`),
+    /// which the file then owns (closed at once on failure). `EIO` if it
     /// is not a regular file or its header is damaged (see `FileHeader.diagnose`), `EACCES`
     /// if its class key is not installed.
-    public static func open(_ descriptor: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
-        try open(descriptor, keyring: keyring, writeRefusal: nil)
+    public static func open(_ backing: consuming OwnedDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
+        try open(backing, keyring: keyring, writeRefusal: nil)
     }
 
-    private static func open(_ descriptor: FileDescriptor, keyring: ClassKeyring, writeRefusal: Errno?) throws(Errno) -> EncryptedFile {
-        guard try descriptor.status().isRegularFile else { throw .io }
-        let header = try FileHeader.read(from: descriptor, keyring: keyring)
-        return EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring),
+    private static func open(_ backing: consuming OwnedDescriptor, keyring: ClassKeyring,
+                             writeRefusal: Errno?) throws(Errno) -> EncryptedFile {
+        guard try backing.borrowed.status().isRegularFile else { throw .io }
+        let header = try FileHeader.read(from: backing.borrowed, keyring: keyring)
+        return EncryptedFile(backing: backing, header: header, fileKey: try header.unwrapFileKey(keyring: keyring),
                              keyring: keyring, writeRefusal: writeRefusal)
     }
 
     /// Opens a file whose header the caller has just read (and checked) from `descriptor`, a
     /// regular file open for reading and writing: only the key is unwrapped. Ownership of the
     /// descriptor as in `open(_:keyring:)`.
-    public static func open(_ descriptor: FileDescriptor, header: FileHeader, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
-        EncryptedFile(descriptor: descriptor, header: header, fileKey: try header.unwrapFileKey(keyring: keyring), keyring: keyring)
+    public static func open(_ backing: consuming OwnedDescriptor, header: FileHeader, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
+        EncryptedFile(backing: backing, header: header, fileKey: try header.unwrapFileKey(keyring: keyring), keyring: keyring)
     }
 
     /// Opens the object an `O_PATH` descriptor refers to, for reading and writing. It is
@@ -55,26 +56,22 @@ extension EncryptedFile {
     /// and writes fail with the error the read-write open got.
     public static func open(reopening pathDescriptor: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
         guard try pathDescriptor.status().isRegularFile else { throw .io }
-        let descriptor: FileDescriptor
+        let backing: OwnedDescriptor
         var writeRefusal: Errno?
         do {
-            descriptor = try FileDescriptor.open(path: pathDescriptor.procPath, [.readWrite, .nonBlocking])
+            backing = try OwnedDescriptor.open(path: pathDescriptor.procPath, [.readWrite, .nonBlocking])
         } catch {
             guard error == .permissionDenied || error == Errno(EROFS) else { throw error }
             writeRefusal = error
-            descriptor = try FileDescriptor.open(path: pathDescriptor.procPath, [.readOnly, .nonBlocking])
+            backing = try OwnedDescriptor.open(path: pathDescriptor.procPath, [.readOnly, .nonBlocking])
         }
-        do { return try open(descriptor, keyring: keyring, writeRefusal: writeRefusal) } catch {
-            descriptor.close()
-            throw error
-        }
+        return try open(backing, keyring: keyring, writeRefusal: writeRefusal)
     }
 
     /// Opens `name` in `directory` as `open(reopening:keyring:)` does, never opening anything
     /// but a regular file.
     public static func open(_ name: String, in directory: FileDescriptor, keyring: ClassKeyring) throws(Errno) -> EncryptedFile {
-        let pathDescriptor = try FileDescriptor.open(name, in: directory, .path)
-        defer { pathDescriptor.close() }
-        return try open(reopening: pathDescriptor, keyring: keyring)
+        let object = try OwnedDescriptor.open(name, in: directory, .path)
+        return try open(reopening: object.borrowed, keyring: keyring)
     }
 }

@@ -8,8 +8,8 @@ import Synchronization
 /// A regular file's contents, read and written at random offsets through its backing object
 /// (docs/FORMAT.md, "Regular files"). Owns the backing descriptor (closed when the object
 /// goes) and the per-file key (wiped when the last reference goes: dropping the object is
-/// how a lock forgets a file's key). Reads run in parallel; writes, truncations and
-/// re-classes are exclusive. Errors are `Errno`: `EIO` for damage or failed
+/// how a lock forgets a file's key, which the census then checks). Reads run in parallel;
+/// writes, truncations and re-classes are exclusive. Errors are `Errno`: `EIO` for damage or failed
 /// authentication, `EACCES` for a missing class key. Nothing here logs.
 ///
 /// The rest is in extensions: creating and opening (`+Opening`), reading (`+Reading`), the
@@ -20,7 +20,8 @@ public final class EncryptedFile: Sendable {
     static let chunksPerRun: Int64 = 256
 
     public let fileID: ObjectID
-    let descriptor: FileDescriptor
+    private let backing: OwnedDescriptor
+    var descriptor: FileDescriptor { backing.borrowed }
     let fileKey: LockedKey
     let cipher: ChunkCipher
     let lock = ReadWriteLock()
@@ -31,9 +32,9 @@ public final class EncryptedFile: Sendable {
     /// Where this file's key is counted while it lives.
     private let census: FileKeyCensus
 
-    init(descriptor: FileDescriptor, header: FileHeader, fileKey: LockedKey, keyring: ClassKeyring,
+    init(backing: consuming OwnedDescriptor, header: FileHeader, fileKey: LockedKey, keyring: ClassKeyring,
          writeRefusal: Errno? = nil) {
-        self.descriptor = descriptor
+        self.backing = backing
         self.fileKey = fileKey
         self.writeRefusal = writeRefusal
         fileID = header.fileID
@@ -43,10 +44,7 @@ public final class EncryptedFile: Sendable {
         census.enrol(self)
     }
 
-    deinit {
-        census.leave(self)
-        descriptor.close()
-    }
+    deinit { census.leave(self) }
 
     public var header: FileHeader { headerState.withLock { $0 } }
 
@@ -79,9 +77,8 @@ public final class EncryptedFile: Sendable {
         return ContentLayout.plaintextSize(backingSize: backingSize)
     }
 
-    /// A descriptor of the backing object of its own, which the caller closes: what `fsync`
-    /// needs, without the key.
-    public func backingDescriptorCopy() throws(Errno) -> FileDescriptor { try descriptor.duplicate() }
+    /// A descriptor of the backing object of its own: what `fsync` needs, without the key.
+    public func backingDescriptorCopy() throws(Errno) -> OwnedDescriptor { try descriptor.duplicate() }
 
     func ensureWritable() throws(Errno) {
         if let writeRefusal { throw writeRefusal }

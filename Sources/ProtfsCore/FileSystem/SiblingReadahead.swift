@@ -145,16 +145,15 @@ final class SiblingReadahead: Sendable {
     /// Asks the kernel to read the start of the backing file `name` in `directory`, opened
     /// only if it is a regular file (never a FIFO or device planted there), and at once closed.
     static func readAhead(_ name: String, in directory: FileDescriptor) {
-        let file: FileDescriptor
+        let file: OwnedDescriptor
         do {
-            file = try FileDescriptor.openRegularFile(name, in: directory, [.readOnly, .noAccessTime])
+            file = try OwnedDescriptor.openRegularFile(name, in: directory, [.readOnly, .noAccessTime])
         } catch .notPermitted {
-            guard let plain = try? FileDescriptor.openRegularFile(name, in: directory, .readOnly) else { return }
+            guard let plain = try? OwnedDescriptor.openRegularFile(name, in: directory, .readOnly) else { return }
             file = plain
         } catch {
             return
         }
-        defer { file.close() }
-        try? file.adviseWillNeed(offset: 0, length: bytesPerFile)
+        try? file.borrowed.adviseWillNeed(offset: 0, length: bytesPerFile)
     }
 }

@@ -57,25 +57,23 @@ extension VaultFileSystem {
     /// header from the descriptor the content then keeps: one open of the backing file.
     public func open(_ node: BackingNode, writable: Bool) throws(Errno) -> OpenFileHandle {
         guard node.isRegularFile else { throw node.isDirectory ? .isDirectory : .io }
-        var fresh: (descriptor: FileDescriptor, header: FileHeader)?
-        defer { fresh?.descriptor.close() }  // unless a content object took it
+        // A descriptor just opened for the header: closed at the end unless a content object took it.
+        var fresh: OwnedDescriptor?
+        var freshHeader: FileHeader?
         let header: FileHeader
         if let cached = node.cachedHeader {
             header = cached
         } else {
             let descriptor = try openBackingFile(of: node)
-            do { header = try verifiedHeader(of: node, from: descriptor) } catch {
-                descriptor.close()
-                throw error
-            }
-            fresh = (descriptor, header)
+            header = try verifiedHeader(of: node, from: descriptor.borrowed)
+            fresh = consume descriptor
+            freshHeader = header
         }
         try controller.perform(.openExisting, on: header.protectionClass) { () throws(Errno) in
             try node.content.state.withLock { (state) throws(Errno) in
                 if state.file == nil {
-                    if let (descriptor, header) = fresh {
-                        state.file = try EncryptedFile.open(descriptor, header: header, keyring: keyring)
-                        fresh = nil
+                    if let freshHeader, let descriptor = fresh.take() {
+                        state.file = try EncryptedFile.open(descriptor, header: freshHeader, keyring: keyring)
                     } else {
                         state.file = try openContent(of: node)
                     }
@@ -110,7 +108,7 @@ extension VaultFileSystem {
     /// The backing file of `node` open for reading and writing (for reading only when the
     /// backing object refuses writes: a daemon that is not root may only read a file its
     /// owner made read-only).
-    func openBackingFile(of node: BackingNode) throws(Errno) -> FileDescriptor {
+    func openBackingFile(of node: BackingNode) throws(Errno) -> OwnedDescriptor {
         do {
             return try openForIO(node, .readWrite)
         } catch .permissionDenied {
@@ -120,12 +118,7 @@ extension VaultFileSystem {
 
     /// Reads the header again and unwraps the key: the caller holds the policy.
     func openContent(of node: BackingNode) throws(Errno) -> EncryptedFile {
-        let fd = try openBackingFile(of: node)
-        let file: EncryptedFile
-        do { file = try EncryptedFile.open(fd, keyring: keyring) } catch {
-            fd.close()
-            throw error
-        }
+        let file = try EncryptedFile.open(openBackingFile(of: node), keyring: keyring)
         node.cachedHeader = file.header
         return file
     }
@@ -181,8 +174,8 @@ extension VaultFileSystem {
     /// backing filesystem move it (setting it with utimensat would move the change time
     /// too). A backing filesystem mounted `noatime` moves nothing.
     func moveAccessTimeIfDue(of node: BackingNode, status: stat) {
-        guard Self.accessTimeIsDue(status), let descriptor = try? node.descriptor.reopen(.readOnly) else { return }
-        defer { descriptor.close() }
+        guard Self.accessTimeIsDue(status), let reader = try? node.descriptor.reopen(.readOnly) else { return }
+        let descriptor = reader.borrowed
         var byte: UInt8 = 0
         _ = withUnsafeMutableBytes(of: &byte) { try? descriptor.read(into: $0, at: 0) }
     }
@@ -212,9 +205,8 @@ extension VaultFileSystem {
     public func sync(_ handle: OpenFileHandle, dataOnly: Bool) throws(Errno) {
         let backing = try handle.node.content.state.withLock { (state) throws(Errno) in try state.file?.backingDescriptorCopy() }
         guard let backing else { return }
-        defer { backing.close() }
         TestDelays.pause(TestDelays.fsync)
-        if dataOnly { try backing.syncData() } else { try backing.sync() }
+        if dataOnly { try backing.borrowed.syncData() } else { try backing.borrowed.sync() }
     }
 
     /// Truncates a file by path (no handle): the key must be unwrapped, as for an open.

@@ -184,8 +184,8 @@ extension VaultFileSystem {
     /// Deletes `protfs.dir` and stray temporaries of a directory, after checking that it
     /// holds no user entry (`ENOTEMPTY` otherwise). Returns `protfs.dir` held open (`O_PATH`).
     func removeDaemonFiles(inDirectoryNamed stored: String, in parent: BackingNode) throws(Errno) -> BackingNode? {
-        let dir = try FileDescriptor.open(stored, in: parent.descriptor, [.path, .directory])
-        defer { dir.close() }
+        let object = try OwnedDescriptor.open(stored, in: parent.descriptor, [.path, .directory])
+        let dir = object.borrowed
         let names = try dir.entryNames()
         let daemonOwned: Set<BackingEntryName.Kind> = [.reserved, .sidecar]
         guard names.allSatisfy({ daemonOwned.contains(BackingEntryName.classify($0)) }) else { throw .notEmpty }

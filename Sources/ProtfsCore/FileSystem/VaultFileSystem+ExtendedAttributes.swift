@@ -112,10 +112,9 @@ extension VaultFileSystem {
             try held.checkReclass(from: oldClass, to: newClass)
             let fileKey = try header.unwrapFileKey(keyring: keyring)
             try header.rewrap(to: newClass, fileKey: fileKey, keyring: keyring)
-            let fd = try openForIO(node, .readWrite)
-            defer { fd.close() }
+            let file = try openForIO(node, .readWrite)
             try ClassHint.remove(from: node.descriptor)
-            try header.commitRewrap(to: fd)
+            try header.commitRewrap(to: file.borrowed)
             node.cachedHeader = header
             node.content.state.withLock { $0.file?.adopt(rewrapped: header) }
             try ClassHint.write(newClass, to: node.descriptor, objectID: header.fileID, keys: keys)

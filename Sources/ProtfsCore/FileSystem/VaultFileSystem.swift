@@ -102,9 +102,8 @@ public final class VaultFileSystem: Sendable {
             return subdirectories.count < limit && seen < scanned
         }
         for name in subdirectories {
-            guard let subdirectory = try? FileDescriptor.open(name, in: directory.descriptor, [.path, .directory]) else { continue }
-            _ = try? DirectoryMetadata.read(in: subdirectory, vaultID: keyring.vaultID, keys: keys)
-            subdirectory.close()
+            guard let subdirectory = try? OwnedDescriptor.open(name, in: directory.descriptor, [.path, .directory]) else { continue }
+            _ = try? DirectoryMetadata.read(in: subdirectory.borrowed, vaultID: keyring.vaultID, keys: keys)
         }
     }
 
@@ -112,15 +111,13 @@ public final class VaultFileSystem: Sendable {
     func header(of node: BackingNode) throws(Errno) -> FileHeader {
         if let cached = node.cachedHeader { return cached }
         guard node.isRegularFile else { throw .io }
-        let fd = try openForIO(node, .readOnly)
-        defer { fd.close() }
-        return try verifiedHeader(of: node, from: fd)
+        return try openForIO(node, .readOnly).closeAfter { (fd) throws(Errno) in try verifiedHeader(of: node, from: fd) }
     }
 
     /// The backing object of `node` opened for the daemon's own I/O, which leaves its access
     /// time alone (O_NOATIME; refused for an object the daemon neither owns nor may
     /// override, which is then opened plainly): the time moves where the mount's rule says.
-    func openForIO(_ node: BackingNode, _ flags: FileDescriptor.OpenFlags) throws(Errno) -> FileDescriptor {
+    func openForIO(_ node: BackingNode, _ flags: FileDescriptor.OpenFlags) throws(Errno) -> OwnedDescriptor {
         do {
             return try node.descriptor.reopen(flags.union(.noAccessTime))
         } catch .notPermitted {

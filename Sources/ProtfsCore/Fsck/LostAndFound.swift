@@ -11,11 +11,9 @@ final class LostAndFound {
     static let indexName = "index.txt"
 
     private let root: FileDescriptor
-    private var directory: FileDescriptor?
+    private var directory: OwnedDescriptor?
 
     init(root: FileDescriptor) { self.root = root }
-
-    deinit { directory?.close() }
 
     /// Moves `entry` out of `parent` (with a long entry's sidecar, if there is one) and
     /// records it; returns the name it has in `protfs.lost+found`.
@@ -33,15 +31,16 @@ final class LostAndFound {
 
     /// The directory, made (mode 0700) on first use.
     private func open() throws(Errno) -> FileDescriptor {
-        if let directory { return directory }
+        if let opened = directory?.borrowed { return opened }
         do {
             try root.makeDirectory(ReservedNames.lostAndFound, mode: 0o700)
         } catch {
             guard error == .exists else { throw error }
         }
-        let opened = try FileDescriptor.open(ReservedNames.lostAndFound, in: root, [.readOnly, .directory, .nonBlocking])
-        directory = opened
-        return opened
+        let opened = try OwnedDescriptor.open(ReservedNames.lostAndFound, in: root, [.readOnly, .directory, .nonBlocking])
+        let view = opened.borrowed
+        directory = consume opened
+        return view
     }
 
     /// `entry`, or `entry~N` for the first N not taken (an earlier run may have moved an
@@ -66,11 +65,11 @@ final class LostAndFound {
     private func appendToIndex(_ line: String, in directory: FileDescriptor) throws(Errno) {
         // Opened only if it is a regular file: a device node planted in its place is never
         // opened for writing.
-        let index: FileDescriptor
-        do { index = try FileDescriptor.openRegularFile(Self.indexName, in: directory, .writeOnly) } catch .noEntry {
-            index = try FileDescriptor.open(Self.indexName, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600)
+        let file: OwnedDescriptor
+        do { file = try OwnedDescriptor.openRegularFile(Self.indexName, in: directory, .writeOnly) } catch .noEntry {
+            file = try OwnedDescriptor.open(Self.indexName, in: directory, [.writeOnly, .create, .exclusive], mode: 0o600)
         }
-        defer { index.close() }
+        let index = file.borrowed
         let end = Int64(try index.status().st_size)
         try Array(line.utf8).withUnsafeBytes { bytes in Result { () throws(Errno) in try index.write(bytes, at: end) } }.get()
         try index.sync()

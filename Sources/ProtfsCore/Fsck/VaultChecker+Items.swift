@@ -9,15 +9,15 @@ import ProtfsSystem
 extension VaultChecker {
     func checkItems() {
         let location = Location.daemonFile(backingPath: ReservedNames.items)
-        let directory: FileDescriptor
-        do { directory = try FileDescriptor.open(ReservedNames.items, in: vault.backingRoot, [.readOnly, .directory, .nonBlocking]) } catch {
+        let owned: OwnedDescriptor
+        do { owned = try OwnedDescriptor.open(ReservedNames.items, in: vault.backingRoot, [.readOnly, .directory, .nonBlocking]) } catch {
             // Missing (no item yet), or not a directory (reported by the walk as foreign).
             if error != .noEntry && error != .notDirectory && error != .loop {
                 record(.unreadable(operation: "list", errno: error), at: location)
             }
             return
         }
-        defer { directory.close() }
+        let directory = owned.borrowed
         let names: [String]
         do { names = try directory.entryNames().sorted() } catch {
             record(.unreadable(operation: "list", errno: error), at: location)

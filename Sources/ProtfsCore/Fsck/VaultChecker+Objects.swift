@@ -17,9 +17,9 @@ extension VaultChecker {
         do throws(Errno) {
             // Checked again as it is opened: a FIFO or device node swapped in since the
             // fstatat is never opened.
-            let file = try FileDescriptor.openRegularFile(name, in: parent)
-            defer { file.close() }
-            verdict = try inspect(file, location: location)
+            verdict = try OwnedDescriptor.openRegularFile(name, in: parent).closeAfter { (file) throws(Errno) in
+                try inspect(file, location: location)
+            }
         } catch {
             record(.unreadable(operation: "read", errno: error), at: location)
             return
@@ -45,10 +45,8 @@ extension VaultChecker {
             report.filesNotChecked += 1
             return nil
         }
-        let descriptor = try file.reopen(.readOnly)
         let contents: EncryptedFile
-        do { contents = try EncryptedFile.open(descriptor, keyring: keyring) } catch {
-            descriptor.close()
+        do { contents = try EncryptedFile.open(file.reopen(.readOnly), keyring: keyring) } catch {
             switch error {
             case .io: return .fileKeyDamaged
             case .permissionDenied:

@@ -60,9 +60,8 @@ public final class VaultChecker {
         report.directories += 1
         checkRecordAndAttributes(of: root, metadata: metadata, location: location)
         walk(root, directoryID: metadata.directoryID, path: Self.rootPath, backingPath: nil)
-        if let moved = try? FileDescriptor.open(ReservedNames.lostAndFound, in: root, [.readOnly, .directory, .nonBlocking]) {
-            defer { moved.close() }
-            collectLinkReferences(in: moved)
+        if let moved = try? OwnedDescriptor.open(ReservedNames.lostAndFound, in: root, [.readOnly, .directory, .nonBlocking]) {
+            collectLinkReferences(in: moved.borrowed)
         }
         checkLinkBlobs()
         checkItems()
@@ -147,13 +146,13 @@ public final class VaultChecker {
 
     private func checkDirectory(_ name: String, in parent: FileDescriptor, path: [UInt8], backingPath: String) {
         let location = Location.mount(path: path, backingPath: backingPath)
-        let directory: FileDescriptor
-        do { directory = try FileDescriptor.open(name, in: parent, [.readOnly, .directory, .nonBlocking]) } catch {
+        let owned: OwnedDescriptor
+        do { owned = try OwnedDescriptor.open(name, in: parent, [.readOnly, .directory, .nonBlocking]) } catch {
             everySymlinkSeen = false
             record(.unreadable(operation: "open", errno: error), at: location)
             return
         }
-        defer { directory.close() }
+        let directory = owned.borrowed
         let metadata: DirectoryMetadata
         do { metadata = try DirectoryMetadata.read(in: directory, vaultID: vault.vaultID, keys: keys) } catch {
             guard error == .noEntry || error == .io else {
@@ -202,9 +201,8 @@ public final class VaultChecker {
         switch status.fileType {
         case S_IFDIR:
             report.directories += 1
-            if let directory = try? FileDescriptor.open(name, in: parent, [.readOnly, .directory, .nonBlocking]) {
-                defer { directory.close() }
-                collectLinkReferences(in: directory)
+            if let directory = try? OwnedDescriptor.open(name, in: parent, [.readOnly, .directory, .nonBlocking]) {
+                collectLinkReferences(in: directory.borrowed)
             } else {
                 everySymlinkSeen = false
             }
@@ -281,27 +279,26 @@ public final class VaultChecker {
             if status.isSymlink {
                 if let target = try? directory.readSymlink(name) { noteLinkReference(target) } else { everySymlinkSeen = false }
             } else if status.isDirectory {
-                guard let child = try? FileDescriptor.open(name, in: directory, [.readOnly, .directory, .nonBlocking]) else {
+                guard let child = try? OwnedDescriptor.open(name, in: directory, [.readOnly, .directory, .nonBlocking]) else {
                     everySymlinkSeen = false
                     continue
                 }
-                defer { child.close() }
-                collectLinkReferences(in: child)
+                collectLinkReferences(in: child.borrowed)
             }
         }
     }
 
     /// `protfs.links`: each blob must be referred to by some symlink; temporaries go.
     private func checkLinkBlobs() {
-        let links: FileDescriptor
-        do { links = try FileDescriptor.open(ReservedNames.links, in: vault.backingRoot, [.readOnly, .directory, .nonBlocking]) } catch {
+        let owned: OwnedDescriptor
+        do { owned = try OwnedDescriptor.open(ReservedNames.links, in: vault.backingRoot, [.readOnly, .directory, .nonBlocking]) } catch {
             // Missing (no long target yet), or not a directory (reported by the walk).
             if error != .noEntry && error != .notDirectory && error != .loop {
                 record(.unreadable(operation: "list", errno: error), at: .daemonFile(backingPath: ReservedNames.links))
             }
             return
         }
-        defer { links.close() }
+        let links = owned.borrowed
         let names: [String]
         do { names = try links.entryNames().sorted() } catch {
             record(.unreadable(operation: "list", errno: error), at: .daemonFile(backingPath: ReservedNames.links))

@@ -82,9 +82,8 @@ struct ItemRecord: Sendable, Equatable {
     /// its structure and attributes, which needs no class key.
     static func read(_ name: String, in directory: FileDescriptor, vaultID: ObjectID,
                      keys: FilesystemKeys) throws(Errno) -> (ItemRecord, ItemMetadata) {
-        let file = try FileDescriptor.openRegularFile(name, in: directory)
-        defer { file.close() }
-        return try open(try file.readAll(limit: maximumByteCount), recordName: name, vaultID: vaultID, keys: keys)
+        let file = try OwnedDescriptor.openRegularFile(name, in: directory)
+        return try open(try file.borrowed.readAll(limit: maximumByteCount), recordName: name, vaultID: vaultID, keys: keys)
     }
 
     /// The record in `bytes`, named `recordName`, with its attributes authenticated; `EIO`

@@ -10,8 +10,8 @@ extension ItemStore {
     func withIndex<R>(creating: Bool,
                               _ body: (inout [String: Entry], FileDescriptor?) throws(ItemError) -> R) throws(ItemError) -> R {
         try index.withLock { (cached) throws(ItemError) -> R in
-            let directory = try openDirectory(creating: creating)
-            defer { directory?.close() }
+            let owned = try openDirectory(creating: creating)
+            let directory = owned.borrowed
             var entries: [String: Entry]
             if let cached { entries = cached } else { entries = try buildIndex(directory) }
             defer { cached = entries }
@@ -19,15 +19,15 @@ extension ItemStore {
         }
     }
 
-    private func openDirectory(creating: Bool) throws(ItemError) -> FileDescriptor? {
+    private func openDirectory(creating: Bool) throws(ItemError) -> OwnedDescriptor? {
         let root = vault.backingRoot
         do throws(Errno) {
             do {
-                return try FileDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
+                return try OwnedDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
             } catch .noEntry where creating {
                 try root.makeDirectory(ReservedNames.items, mode: 0o700)
                 try root.syncDirectory()
-                return try FileDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
+                return try OwnedDescriptor.open(ReservedNames.items, in: root, [.readOnly, .directory, .nonBlocking])
             } catch .noEntry {
                 return nil
             }

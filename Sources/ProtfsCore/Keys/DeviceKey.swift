@@ -26,15 +26,15 @@ public struct DeviceKeyFile: Sendable, Equatable {
     /// Reads the key straight into a locked slot. Refuses a key that group or others can
     /// read or write, a non-regular file, and a file that is not exactly 32 bytes.
     public func load() throws(VaultError) -> LockedKey {
-        let fd: FileDescriptor
+        let file: OwnedDescriptor
         do {
-            fd = try FileDescriptor.open(path: path, [.readOnly, .nonBlocking])
+            file = try OwnedDescriptor.open(path: path, [.readOnly, .nonBlocking])
         } catch .noEntry {
             throw .deviceKeyMissing(path: path)
         } catch {
             throw .system(operation: "open device key", path: path, errno: error)
         }
-        defer { fd.close() }
+        let fd = file.borrowed
         let st: stat
         do { st = try fd.status() } catch { throw .system(operation: "stat device key", path: path, errno: error) }
         guard st.isRegularFile else { throw .deviceKeyNotRegularFile(path: path) }
@@ -57,19 +57,19 @@ public struct DeviceKeyFile: Sendable, Equatable {
     public func create() throws(VaultError) -> LockedKey {
         let split = PathSplit(path)
         try Self.makeDirectories(split.directory)
-        let dir: FileDescriptor
-        do { dir = try FileDescriptor.open(path: split.directory, [.readOnly, .directory]) } catch {
+        let directory: OwnedDescriptor
+        do { directory = try OwnedDescriptor.open(path: split.directory, [.readOnly, .directory]) } catch {
             throw .system(operation: "open directory", path: split.directory, errno: error)
         }
-        defer { dir.close() }
+        let dir = directory.borrowed
         let key = LockedKey.random()
         let temporary = ".\(split.name).tmp.\(getpid())"
         do {
-            let fd = try FileDescriptor.open(temporary, in: dir, [.writeOnly, .create, .exclusive], mode: 0o600)
-            defer { fd.close() }
-            try fd.changeMode(0o600)
-            try key.withUnsafeBytes { bytes throws(Errno) in try fd.write(bytes, at: 0) }
-            try fd.sync()
+            try OwnedDescriptor.open(temporary, in: dir, [.writeOnly, .create, .exclusive], mode: 0o600).closeAfter { fd throws(Errno) in
+                try fd.changeMode(0o600)
+                try key.withUnsafeBytes { bytes throws(Errno) in try fd.write(bytes, at: 0) }
+                try fd.sync()
+            }
         } catch {
             try? dir.removeFile(temporary)
             throw .system(operation: "write device key", path: path, errno: error)

@@ -37,9 +37,8 @@ public struct AttemptClock: Sendable, Equatable {
     }
 
     private static let currentBootID: String = {
-        guard let fd = try? FileDescriptor.open(path: "/proc/sys/kernel/random/boot_id", .readOnly) else { return "" }
-        defer { fd.close() }
-        let bytes = (try? fd.readAll(limit: 64)) ?? []
+        guard let file = try? OwnedDescriptor.open(path: "/proc/sys/kernel/random/boot_id", .readOnly) else { return "" }
+        let bytes = (try? file.borrowed.readAll(limit: 64)) ?? []
         return String(decoding: bytes.prefix { $0 != 0x0A }, as: UTF8.self)
     }()
 }

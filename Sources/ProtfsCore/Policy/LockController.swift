@@ -218,8 +218,7 @@ public final class LockController: Sendable {
             cache?.dropPages { $0.cachedHeader?.protectionClass == .complete }
             // Step 3: no request in flight; wipe the class keys and the per-file keys.
             gate.withExclusive {
-                vault.keyring.remove([.complete, .completeUnlessOpen])
-                contentKeys?.dropContentKeys(of: .complete)
+                wipeKeys(contentKeys)
                 phase.withLock { $0 = .locked }
             }
             // Step 4: drop again whatever was read in between, and the pages of closed
@@ -235,6 +234,19 @@ public final class LockController: Sendable {
         guard state == .locked else { return }
         announce(.didBecomeUnavailable)
         wakeWaiters()
+    }
+
+    /// Step 3's wipe: the class keys leave the keyring, the open `complete` files drop their
+    /// per-file keys, and then the census must count none. With no request in flight, a key
+    /// still alive is a reference kept where none may be: a bug that breaks the one promise of
+    /// the class. The daemon stops then, in every build, rather than call itself locked with
+    /// a key in memory: its memory goes back to the kernel, the mount fails visibly, and
+    /// nothing written is lost (step 2 has written the dirty pages back).
+    private func wipeKeys(_ contentKeys: (any ContentKeyHolder)?) {
+        vault.keyring.remove([.complete, .completeUnlessOpen])
+        contentKeys?.dropContentKeys(of: .complete)
+        let left = vault.keyring.fileKeys.count(of: .complete)
+        precondition(left == 0, "\(left) per-file keys of complete files outlived the lock's wipe")
     }
 
     /// A `completeUnlessOpen` file's last handle closed while locked: its pages go too.
