@@ -7,7 +7,7 @@ import Testing
 /// the process, in every build, instead of leaving the vault `locked` with a key in memory.
 @Suite struct KeyWipeTests {
     /// A filesystem side that forgets nothing: its content objects keep their keys.
-    struct ForgetfulHolder: ContentKeyHolder {
+    final class ForgetfulHolder: ContentKeyHolder {
         func dropContentKeys(of protectionClass: ProtectionClass) {}
     }
 
@@ -18,8 +18,10 @@ import Testing
                   let (node, _, _) = try? f.fileSystem.createFile(Array("kept".utf8), in: f.fileSystem.root, mode: 0o600,
                                                                   caller: f.caller)
             else { exit(EXIT_SUCCESS) }
-            f.controller.attach(contentKeys: ForgetfulHolder(), cache: LockControllerTests.RecordingCache(nodes: [node]))
+            let holder = ForgetfulHolder()
+            f.controller.attach(contentKeys: holder, cache: LockControllerTests.RecordingCache(nodes: [node]))
             f.controller.lock(.now)
+            withExtendedLifetime(holder) {}
         }
     }
 }

@@ -3,7 +3,6 @@ import ProtfsCore
 import ProtfsDomain
 import ProtfsFormat
 import ProtfsSystem
-import Synchronization
 
 /// A vault in a temporary directory, driven through `VaultFileSystem` directly: the rules
 /// of names, modes, classes, the policy and the lock without FUSE, without root and in
@@ -26,20 +25,6 @@ public final class VaultHarness {
         func dropPages(where selected: (BackingNode) -> Bool) {}
     }
 
-    /// The controller's hold on the filesystem, weak: the filesystem holds the controller,
-    /// and a harness let go must close its vault (and let go of the backing directory's
-    /// `flock`) for the next to open it.
-    private final class WeakContentKeys: ContentKeyHolder {
-        private let fileSystem: Mutex<Weak>
-        private struct Weak { weak var fileSystem: VaultFileSystem? }
-
-        init(_ fileSystem: VaultFileSystem) { self.fileSystem = Mutex(Weak(fileSystem: fileSystem)) }
-
-        func dropContentKeys(of protectionClass: ProtectionClass) {
-            fileSystem.withLock { $0.fileSystem }?.dropContentKeys(of: protectionClass)
-        }
-    }
-
     /// A new vault whose root has `rootClass`, unlocked or in `beforeFirstUnlock`.
     public convenience init(rootClass: ProtectionClass = .completeUntilFirstUserAuthentication, grace: Duration = .zero,
                             unlocked: Bool = true) throws {
@@ -59,7 +44,7 @@ public final class VaultHarness {
         controller = LockController(vault: vault, initialState: unlocked ? .unlocked : .beforeFirstUnlock,
                                     grace: grace, autolock: .zero)
         fileSystem = try VaultFileSystem(vault: vault, controller: controller)
-        controller.attach(contentKeys: WeakContentKeys(fileSystem), cache: NoPageCache())
+        controller.attach(contentKeys: fileSystem, cache: NoPageCache())
     }
 
     /// The same vault through a new `VaultFileSystem`, unlocked: what a remount with the
@@ -74,7 +59,7 @@ public final class VaultHarness {
         vault = other.vault
         controller = other.controller
         fileSystem = try VaultFileSystem(vault: vault, controller: controller)
-        controller.attach(contentKeys: WeakContentKeys(fileSystem), cache: NoPageCache())
+        controller.attach(contentKeys: fileSystem, cache: NoPageCache())
     }
 
     /// A vault brought into `state` as the integration tests bring a mount: `prepare` runs

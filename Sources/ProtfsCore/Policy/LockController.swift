@@ -17,7 +17,7 @@ public protocol KernelPageCache: Sendable {
 /// What the lock transition needs from the filesystem: forgetting the per-file keys of the
 /// open files of a class (the vault filesystem implements it). Called with no request in
 /// flight.
-public protocol ContentKeyHolder: Sendable {
+public protocol ContentKeyHolder: AnyObject, Sendable {
     func dropContentKeys(of protectionClass: ProtectionClass)
 }
 
@@ -62,7 +62,10 @@ public final class LockController: Sendable {
     private let nextListener = Atomic<UInt64>(0)
     private let waiters = Mutex<[DispatchSemaphore]>([])
     private let cache = Mutex<(any KernelPageCache)?>(nil)
-    private let contentKeys = Mutex<(any ContentKeyHolder)?>(nil)
+    /// Weak: the filesystem holds the controller, and the controller needs the filesystem
+    /// only while it lives.
+    private let contentKeys = Mutex(WeakContentKeys())
+    private struct WeakContentKeys { weak var holder: (any ContentKeyHolder)? }
     private let vault: Vault
 
     public init(vault: Vault, initialState: LockState, grace: Duration, autolock: Duration) {
@@ -75,7 +78,7 @@ public final class LockController: Sendable {
 
     /// Connects the pieces that exist only once the mount does.
     public func attach(contentKeys: any ContentKeyHolder, cache: any KernelPageCache) {
-        self.contentKeys.withLock { $0 = contentKeys }
+        self.contentKeys.withLock { $0.holder = contentKeys }
         self.cache.withLock { $0 = cache }
         if autolock > .zero { scheduleAutolockCheck(after: autolock) }
     }
@@ -212,7 +215,7 @@ public final class LockController: Sendable {
             }
             guard proceed else { return }
             let cache = self.cache.withLock { $0 }
-            let contentKeys = self.contentKeys.withLock { $0 }
+            let contentKeys = self.contentKeys.withLock { $0.holder }
             // Step 2: the kernel writes dirty pages back through ordinary write requests and
             // drops every cached page of `complete` files.
             cache?.dropPages { $0.cachedHeader?.protectionClass == .complete }
