@@ -4,7 +4,7 @@ import PackageDescription
 // Coverage-guided fuzzing of protfs's decoders with libFuzzer: `scripts/fuzz` builds this
 // package with `-sanitize=fuzzer,address`. The library targets are the main package's own
 // sources (symlinked), so what is fuzzed is what ships: the format codecs and the control
-// client, not the vault core.
+// protocol, not the vault core.
 let package = Package(
     name: "protfs-fuzz",
     targets: [
@@ -14,8 +14,8 @@ let package = Package(
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsDomain"),
         .target(name: "ProtfsFormat", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "ProtfsControlClient", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
-        .executableTarget(name: "DecoderFuzzer", dependencies: ["ProtfsControlClient", "ProtfsFormat", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"],
+        .target(name: "ProtfsControlProtocol", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
+        .executableTarget(name: "DecoderFuzzer", dependencies: ["ProtfsControlProtocol", "ProtfsFormat", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"],
                           swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     ]
 )

@@ -1,4 +1,4 @@
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsDomain
 
 /// An `OSStatus` other than success, thrown inside the library and returned by `SecItem*`.

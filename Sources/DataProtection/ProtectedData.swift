@@ -1,4 +1,4 @@
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsDomain
 
 /// The availability of protected data on a protfs mount, as UIKit's

@@ -1,4 +1,4 @@
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsSystem
 
 /// A backup's progress, sent to its client at most four times a second; the way the walk

@@ -1,6 +1,6 @@
 import ProtfsDomain
 import Glibc
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsCrypto
 import ProtfsSystem
 

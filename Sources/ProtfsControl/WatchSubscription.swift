@@ -1,4 +1,4 @@
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsDomain
 import Synchronization
 

@@ -1,5 +1,5 @@
 import Glibc
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsDomain
 import ProtfsSystem
 

@@ -1,5 +1,5 @@
 import Foundation
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsCrypto
 import ProtfsDomain
 import ProtfsSystem

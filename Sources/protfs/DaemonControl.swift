@@ -1,6 +1,6 @@
 import Glibc
 import ProtfsControl
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain

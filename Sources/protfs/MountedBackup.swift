@@ -1,5 +1,5 @@
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem

@@ -1,4 +1,4 @@
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsSystem
 
 /// What a live mount's daemon runs with: the `-o` list on its command line, and its grace

@@ -1,5 +1,5 @@
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsSystem
 
 /// `protfsctl backing-path PATH`: the backing object of PATH (itself, not a symlink's

@@ -1,5 +1,5 @@
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsFollow
 
 /// `protfsctl follow MOUNTPOINT [--session ID] [--on screen-lock,sleep]`: locks the vault when

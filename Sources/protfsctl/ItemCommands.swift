@@ -1,6 +1,6 @@
 import Foundation
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsCrypto
 import ProtfsDomain
 

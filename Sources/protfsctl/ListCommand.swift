@@ -1,6 +1,6 @@
 import Foundation
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsSystem
 
 /// `protfsctl list [--json]`: every protfs mount this process can see (its mount namespace,

@@ -1,5 +1,5 @@
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsDomain
 
 /// `protfsctl lock [--wait|--now] MOUNTPOINT`: starts the grace period (returns once the

@@ -1,6 +1,6 @@
 import Glibc
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 
 /// `protfsctl passwd MOUNTPOINT [--remove [--yes]]`: the current passcode, then the new one
 /// (twice on a terminal), a line each; on a vault without a passcode, only the new one; with

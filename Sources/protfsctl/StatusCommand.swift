@@ -1,6 +1,6 @@
 import Foundation
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 
 /// `protfsctl status MOUNTPOINT [--json]`: the lock state and the daemon's settings, as one
 /// JSON object (docs/CONTROL.md's fields) or for people.

@@ -1,5 +1,5 @@
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 
 /// `protfsctl unlock MOUNTPOINT [--passcode-file FILE | --passcode-command CMD]`: the passcode
 /// from `PasscodeReader`'s sources, sent from locked memory. A vault

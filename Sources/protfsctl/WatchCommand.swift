@@ -1,5 +1,5 @@
 import ProtfsCommandLine
-import ProtfsControlClient
+import ProtfsControlProtocol
 
 /// `protfsctl watch MOUNTPOINT`: `state <current>` once subscribed, then one event per
 /// line, each written at once, until the mount goes away or standard output does.

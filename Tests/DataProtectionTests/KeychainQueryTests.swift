@@ -1,5 +1,5 @@
 import Foundation
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsDomain
 import Testing
 @testable import DataProtection

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 
 /// The bounds on control connections (issue 15: 64 `protfsctl watch` of user nobody took

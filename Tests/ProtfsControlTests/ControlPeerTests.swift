@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 
 /// SO_PEERCRED tiers, with the real `protfsctl` run as another user (`setpriv`): anyone may

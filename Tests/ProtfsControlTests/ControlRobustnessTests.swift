@@ -3,7 +3,7 @@ import Glibc
 import ProtfsTestSupport
 import Testing
 @testable import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 import Synchronization
 

@@ -3,7 +3,7 @@ import ProtfsDomain
 import ProtfsTestSupport
 import Testing
 import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsSystem
 import Glibc

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsSystem
 

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 @testable import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem

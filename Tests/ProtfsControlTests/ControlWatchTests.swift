@@ -2,7 +2,7 @@ import Foundation
 import ProtfsDomain
 import Testing
 @testable import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 import Synchronization
 

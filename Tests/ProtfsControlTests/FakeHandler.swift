@@ -1,6 +1,6 @@
 import Glibc
 import ProtfsControl
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain

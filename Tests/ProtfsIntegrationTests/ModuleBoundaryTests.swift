@@ -31,7 +31,7 @@ struct ModuleBoundaryTests {
     func controlToolStaysClientSide() throws {
         let dependencies = try Self.packageDependencies()
         let reached = Self.reach(of: "protfsctl", in: dependencies)
-        #expect(reached.contains("ProtfsControlClient") && reached.contains("ProtfsCommandLine"),
+        #expect(reached.contains("ProtfsControlProtocol") && reached.contains("ProtfsCommandLine"),
                 "the manifest parse missed protfsctl's dependencies: \(reached.sorted())")
         for forbidden in ["ProtfsCore", "ProtfsFuse", "CFuse", "ProtfsControl"] {
             #expect(!reached.contains(forbidden), "protfsctl links \(forbidden): \(reached.sorted())")
@@ -58,7 +58,7 @@ struct ModuleBoundaryTests {
         #expect(Self.reach(of: "ProtfsFormat", in: dependencies) == ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "CSodium", "CProtfsSys"],
                 "ProtfsFormat links more than the domain, crypto and system layers")
         let fuzzer = Self.reach(of: "DecoderFuzzer", in: try Self.packageDependencies("fuzz/Package.swift"))
-        #expect(fuzzer.contains("ProtfsFormat") && fuzzer.contains("ProtfsControlClient"),
+        #expect(fuzzer.contains("ProtfsFormat") && fuzzer.contains("ProtfsControlProtocol"),
                 "the manifest parse missed the fuzzer's dependencies: \(fuzzer.sorted())")
         #expect(!fuzzer.contains("ProtfsCore"), "the fuzzer links the vault core: \(fuzzer.sorted())")
     }

@@ -1,4 +1,4 @@
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsCrypto
 
 /// Whole control messages in memory, for the decoder tests.

@@ -1,4 +1,4 @@
-import ProtfsControlClient
+import ProtfsControlProtocol
 import ProtfsCrypto
 import ProtfsDomain
 import ProtfsFormat

@@ -1,7 +1,7 @@
 import Foundation
 import ProtfsTestSupport
 import Testing
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 import ProtfsCrypto
 
 /// The control protocol's frame decoder (`ControlWire.readRequest` / `readReply`) on every

@@ -1,7 +1,7 @@
 import ProtfsTestSupport
 import ProtfsDomain
 import Testing
-@testable import ProtfsControlClient
+@testable import ProtfsControlProtocol
 
 /// The wire format on its own: exact encodings, strict decoding, and a seeded fuzz loop
 /// over the decoders.
