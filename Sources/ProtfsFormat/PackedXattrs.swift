@@ -16,7 +16,7 @@ public struct PackedXattrs: Sendable {
     /// large value neither makes every later change rewrite it nor takes the whole blob's room.
     public static let maximumPackedValueLength = 1024
     /// The sealed blob must fit the kernel's 64 KiB xattr value limit.
-    public static let maximumSealedLength = 65536
+    public static let maximumSealedLength = ExtendedAttributeLimits.valueBytes
     /// Follows the object id in the associated data. An attribute value's associated data is
     /// `object id || NAME`, and no NAME holds a NUL byte, so neither can open as the other.
     private static let associatedDataTag: [UInt8] = [0] + Array("protfs xattrs v1".utf8)

@@ -13,7 +13,7 @@ public enum XattrCodec {
     /// Longest NAME: longer ones would encode past the backing filesystem's 255-byte limit.
     public static let maximumNameLength = 159
     /// Longest value: the sealed form must fit the kernel's 64 KiB xattr value limit.
-    public static let maximumValueLength = 65536 - XChaCha20Poly1305.overhead
+    public static let maximumValueLength = ExtendedAttributeLimits.valueBytes - XChaCha20Poly1305.overhead
 
     /// The backing name for the mount's attribute `name` (`user.NAME`, as the kernel sends it).
     /// `EOPNOTSUPP` outside `user.`, `EINVAL` for an empty NAME, `ERANGE` for one too long.

@@ -1,6 +1,13 @@
 import Glibc
 import CProtfsSys
 
+/// The kernel's bounds on extended attributes, whatever the file system: `XATTR_SIZE_MAX`
+/// for one value and `XATTR_LIST_MAX` for one object's list of names, a NUL after each.
+public enum ExtendedAttributeLimits {
+    public static let valueBytes = 65536
+    public static let nameListBytes = 65536
+}
+
 /// Extended attributes of the object a descriptor refers to. A descriptor open for I/O
 /// uses the `f*xattr` calls. An `O_PATH` descriptor cannot (`EBADF`): a directory is then
 /// opened as `.` relative to it, the same object by a one-step walk that no rename can

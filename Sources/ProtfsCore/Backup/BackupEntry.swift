@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsFormat
+import ProtfsSystem
 
 /// One object of the backing directory in an archive (docs/BACKUP.md), after the keybag:
 /// `kind (1) || path (2 + n)` then the kind's fields. File data follows a file entry as
@@ -151,8 +152,6 @@ extension BackupStreamReader {
 /// and 16 MiB of values in all. Without the last, a crafted entry naming thousands of 64 KiB
 /// values would make a restore hold them all before it makes the object.
 struct ExtendedAttributeBounds {
-    static let valueBytes = 65536
-    static let nameListBytes = 65536
     static let totalValueBytes = 16 << 20
     private var nameList = 0
     private var values = 0
@@ -161,6 +160,7 @@ struct ExtendedAttributeBounds {
     mutating func admit(nameBytes: Int, valueBytes: Int) -> Bool {
         nameList += nameBytes + 1
         values += valueBytes
-        return valueBytes <= Self.valueBytes && nameList <= Self.nameListBytes && values <= Self.totalValueBytes
+        return valueBytes <= ExtendedAttributeLimits.valueBytes && nameList <= ExtendedAttributeLimits.nameListBytes
+            && values <= Self.totalValueBytes
     }
 }
