@@ -11,14 +11,18 @@ public struct Command: Sendable {
     public let valueOptions: Set<String>
     /// Options that take none.
     public let flags: Set<String>
+    /// Options whose value is a comma-separated list of these words (`-o OPTIONS`), for
+    /// completion; a word that ends in `=` takes a value of its own.
+    public let valueLists: [String: [String]]
     public let run: @Sendable (ParsedArguments) throws -> Void
 
     public init(name: String, synopsis: String, valueOptions: Set<String> = [], flags: Set<String> = [],
-                run: @escaping @Sendable (ParsedArguments) throws -> Void) {
+                valueLists: [String: [String]] = [:], run: @escaping @Sendable (ParsedArguments) throws -> Void) {
         self.name = name
         self.synopsis = synopsis
         self.valueOptions = valueOptions
         self.flags = flags
+        self.valueLists = valueLists
         self.run = run
     }
 

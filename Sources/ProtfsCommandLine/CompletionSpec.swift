@@ -12,6 +12,8 @@ struct CompletionSpec {
         /// Free text (a service, a uid): nothing to offer.
         case text
         case words([String])
+        /// A comma-separated list of these words (`-o OPTIONS`).
+        case list([String])
 
         static let classNames = ProtectionClass.allCases.flatMap { [$0.name, $0.appleName, $0.letter] }
         static let accessibilityNames = ItemAccessibility.allCases.flatMap { [$0.name, $0.appleName] }
@@ -42,6 +44,7 @@ struct CompletionSpec {
         let options = shown.sorted().map { option -> (String, Kind?) in
             guard command.valueOptions.contains(option) else { return (option, nil) }
             let placeholder = tokens.firstIndex(of: option).flatMap { $0 + 1 < tokens.count ? tokens[$0 + 1] : nil } ?? ""
+            if let list = command.valueLists[option] { return (option, .list(list)) }
             return (option, valueKind(of: option, placeholder: placeholder))
         }
         // The operands: the placeholders outside brackets, before any alternative form

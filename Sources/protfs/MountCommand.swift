@@ -14,7 +14,8 @@ import ProtfsSystemd
 /// waits for (`Detachment`).
 enum MountCommand {
     static let command = Command(name: "mount", synopsis: "BACKING MOUNTPOINT [-f] [-o OPTIONS]",
-                                 valueOptions: ["-o", Detachment.readyOption], flags: ["-f"], run: { arguments in
+                                 valueOptions: ["-o", Detachment.readyOption], flags: ["-f"],
+                                 valueLists: ["-o": MountOptions.offered], run: { arguments in
         let operands = try arguments.operands("BACKING", "MOUNTPOINT")
         let options = try MountOptions(backing: operands[0], mountpoint: operands[1], foreground: arguments.isSet("-f"),
                                        optionList: arguments.value("-o"))

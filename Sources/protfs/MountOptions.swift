@@ -40,6 +40,12 @@ struct MountOptions {
                                         "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring", "owner",
                                         "passcode_command", "ask_passcode"]
 
+    /// What completion offers after `-o`: protfs's own options (`=`: a value follows), then
+    /// the kernel's that a FUSE mount honours.
+    static let offered = ["allow_other", "ask_passcode", "autolock=", "debug", "device_key=", "grace=", "idle_poll",
+                          "io_uring", "nonempty", "owner=", "passcode_command=", "passcode_file=", "remount",
+                          "ro", "rw", "noatime", "nodiratime", "relatime", "noexec", "nodev", "sync", "dirsync"]
+
     /// The longest `grace` and `autolock`: a day. Longer is a mistake (a lock that never
     /// comes), and the timers must not overflow.
     static let maximumSeconds = 86_400

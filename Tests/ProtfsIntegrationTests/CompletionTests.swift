@@ -3,8 +3,8 @@ import Testing
 
 /// Shell completion (docs/OPERATIONS.md), made by `TOOL completion SHELL` from the command
 /// table: bash offers every command of `--help` and every option of each, classes after
-/// `class set`, accessibilities after `--accessible`, live mount points; zsh and fish load
-/// their scripts without a word.
+/// `class set`, accessibilities after `--accessible`, live mount points, mount options; zsh
+/// is driven through its completion system in a pseudo-terminal, fish through `complete -C`.
 @Suite("completion", .serialized)
 struct CompletionTests {
     private static func script(_ tool: String, _ shell: String) throws -> String {
@@ -62,23 +62,80 @@ struct CompletionTests {
         #expect(Self.offered(script, "protfsctl", ["item", "list", ""]).contains(mountpoint))
     }
 
-    @Test("zsh and fish load their scripts without a word; fish completes from them")
-    func zshAndFishLoad() throws {
-        for tool in ["protfs", "protfsctl"] {
-            let zsh = try Self.script(tool, "zsh"), fish = try Self.script(tool, "fish")
-            defer {
-                try? FileManager.default.removeItem(atPath: zsh)
-                try? FileManager.default.removeItem(atPath: fish)
-            }
-            let zshLoad = CommandRunner.run("zsh", ["-f", "-c", "autoload -U compinit && compinit -u -D && source \"$0\"", zsh])
-            #expect(zshLoad.succeeded && zshLoad.stderr.isEmpty && zshLoad.stdout.isEmpty, "\(tool): \(zshLoad.stderr)")
-            let fishLoad = CommandRunner.run("fish", ["--no-config", "-c", "source $argv[1]; complete -C '\(tool) '", fish])
-            #expect(fishLoad.succeeded && fishLoad.stderr.isEmpty, "\(tool): \(fishLoad.stderr)")
-            #expect(fishLoad.stdout.contains(tool == "protfs" ? "fsck" : "class"), "\(fishLoad.stdout)")
+    /// What zsh's completion system offers for `line` (a TAB typed after it in an interactive
+    /// zsh under a pseudo-terminal); anything zsh printed besides fails the expectation.
+    private static func zshOffered(_ script: String, _ line: String) -> Set<String> {
+        let result = CommandRunner.run("zsh", ["-f", CommandRunner.scriptPath("drive-zsh-completion.zsh"), script, line])
+        #expect(result.succeeded && result.stderr.isEmpty, "\(line): \(result.stderr)")
+        return Set(result.stdout.split(separator: "\n").map(String.init))
+    }
+
+    private static func fishOffered(_ script: String, _ line: String) -> Set<String> {
+        let result = CommandRunner.run("fish", ["--no-config", "-c", "source $argv[1]; complete -C $argv[2]", script, line])
+        #expect(result.succeeded && result.stderr.isEmpty, "\(line): \(result.stderr)")
+        return Set(result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) })
+    }
+
+    @Test("zsh's completion system completes commands, options, values and live mount points")
+    func zshCompletes() throws {
+        let protfs = try Self.script("protfs", "zsh"), protfsctl = try Self.script("protfsctl", "zsh")
+        defer {
+            try? FileManager.default.removeItem(atPath: protfs)
+            try? FileManager.default.removeItem(atPath: protfsctl)
         }
-        let fish = try Self.script("protfsctl", "fish")
-        defer { try? FileManager.default.removeItem(atPath: fish) }
-        let classes = CommandRunner.run("fish", ["--no-config", "-c", "source $argv[1]; complete -C 'protfsctl class set NSFile'", fish])
-        #expect(classes.stdout.contains("NSFileProtectionCompleteUnlessOpen"), "\(classes.stdout)\(classes.stderr)")
+        #expect(Self.zshOffered(protfs, "protfs mo") == ["mount"])
+        #expect(Self.zshOffered(protfs, "protfs fsck --re") == ["--repair"])
+        #expect(Self.zshOffered(protfs, "protfs init --kdf ") == ["interactive", "moderate"])
+        #expect(Self.zshOffered(protfs, "protfs mount /a /b -o allow_other,noe") == ["noexec"])
+        #expect(Self.zshOffered(protfsctl, "protfsctl cl") == ["class"])
+        #expect(Self.zshOffered(protfsctl, "protfsctl class set -R NSFileProtectionC").count == 3)
+        #expect(Self.zshOffered(protfsctl, "protfsctl item add /mnt --accessible after")
+                == ["afterFirstUnlock", "afterFirstUnlockThisDeviceOnly"])
+
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let mountpoint = URL(fileURLWithPath: vault.mountpoint).resolvingSymlinksInPath().path
+        #expect(Self.zshOffered(protfsctl, "protfsctl lock --now \(mountpoint.dropLast(2))").contains(mountpoint))
+    }
+
+    @Test("fish completes commands, classes and mount options from its script")
+    func fishCompletes() throws {
+        let protfs = try Self.script("protfs", "fish"), protfsctl = try Self.script("protfsctl", "fish")
+        defer {
+            try? FileManager.default.removeItem(atPath: protfs)
+            try? FileManager.default.removeItem(atPath: protfsctl)
+        }
+        #expect(Self.fishOffered(protfs, "protfs ").isSuperset(of: ["init", "mount", "fsck"]))
+        #expect(Self.fishOffered(protfsctl, "protfsctl class set NSFile").contains("NSFileProtectionCompleteUnlessOpen"))
+        #expect(Self.fishOffered(protfs, "protfs mount /a /b -o allow_other,noe") == ["allow_other,noexec"])
+    }
+
+    @Test("bash completes mount options one list item at a time")
+    func bashCompletesMountOptions() throws {
+        let script = try Self.script("protfs", "bash")
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        #expect(Self.offered(script, "protfs", ["mount", "/a", "/b", "-o", ""]).isSuperset(of: ["allow_other", "device_key=", "ro"]))
+        #expect(Self.offered(script, "protfs", ["mount", "/a", "/b", "-o", "allow_other,noe"]) == ["allow_other,noexec"])
+    }
+
+    /// Where scripts/setup puts each shell's script, and where that shell looks by default.
+    @Test("scripts/setup installs each script where its shell looks by default")
+    func installedWhereShellsLook() throws {
+        let setup = try String(contentsOfFile: CommandRunner.packageRoot.appendingPathComponent("scripts/setup").path, encoding: .utf8)
+        func directory(_ shell: String) -> String? {
+            setup.split(separator: "\n").first { $0.contains("completion \(shell) >") }
+                .flatMap { $0.split(separator: "\"").dropFirst(3).first }
+                .map { URL(fileURLWithPath: String($0)).deletingLastPathComponent().path }
+        }
+        let zshPath = CommandRunner.run("zsh", ["-f", "-c", "print -l $fpath"]).stdout.split(separator: "\n").map(String.init)
+        let zsh = try #require(directory("zsh"))
+        #expect(zshPath.contains(zsh), "\(zsh) is not on zsh's fpath")
+        let fishPath = CommandRunner.run("fish", ["-c", "printf '%s\\n' $fish_complete_path"]).stdout.split(separator: "\n").map(String.init)
+        let fish = try #require(directory("fish"))
+        #expect(fishPath.contains(fish), "\(fish) is not on fish's fish_complete_path: \(fishPath)")
+        // bash-completion loads from each of XDG_DATA_DIRS, by default /usr/local/share:/usr/share.
+        let bash = try #require(directory("bash"))
+        #expect(["/usr/local/share", "/usr/share"].map { $0 + "/bash-completion/completions" }.contains(bash), "\(bash)")
     }
 }

@@ -29,6 +29,11 @@ struct ScriptSyntaxTests {
         Self.expectEach(try Self.scripts(endingIn: ".sh"), pass: "/bin/bash", ["-n"])
     }
 
+    @Test("every zsh script parses (zsh -n)")
+    func zshParses() throws {
+        Self.expectEach(try Self.scripts(endingIn: ".zsh"), pass: "zsh", ["-n"])
+    }
+
     @Test("every bash script has no error that shellcheck finds")
     func bashHasNoShellcheckErrors() throws {
         // scripts/install-dependencies installs shellcheck.

@@ -102,9 +102,16 @@ final class TestVault {
 
     var daemonOutput: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
 
+    /// /proc/mounts, read to its end: String(contentsOfFile:) stops at the first page of a
+    /// /proc file, and a machine with a few dozen mounts has a longer table.
+    static var mountTable: String {
+        guard let table = FileHandle(forReadingAtPath: "/proc/mounts") else { return "" }
+        defer { try? table.close() }
+        return String(decoding: table.readDataToEndOfFile(), as: UTF8.self)
+    }
+
     static func isMounted(_ path: String) -> Bool {
-        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return false }
-        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
+        mountTable.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
     }
 
     /// Unmounts and waits for the daemon; a hung mount is aborted through fusectl.
