@@ -28,11 +28,15 @@ public struct Command: Sendable {
 
     var words: [String] { name.split(separator: " ").map(String.init) }
 
-    /// Runs the command on the arguments after its name; `tool` prefixes its messages.
-    func execute(_ arguments: [String], tool: String) -> Int32 {
+    /// Runs the command on the arguments after its name; `tool` prefixes its messages, and
+    /// `--help` prints the usage and where the manual says more.
+    func execute(_ arguments: [String], tool: String, manualPage: String) -> Int32 {
         let prefix = "\(tool) \(name)"
         do {
             try run(try ParsedArguments(arguments, valueOptions: valueOptions, flags: flags))
+            return ExitCode.success.rawValue
+        } catch let error as UsageError where error.wantsHelp {
+            writeOutput("usage: \(prefix) \(synopsis)".trimmingTrailingSpaces + "\n\(manualPage) describes every option.\n")
             return ExitCode.success.rawValue
         } catch let exit as CommandExit {
             return exit.code.rawValue
@@ -58,5 +62,12 @@ public struct CommandExit: Error {
 /// A mistake in how a command was called (exit 2); the message names the culprit.
 public struct UsageError: Error {
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// `--help` (or `-h`) stood where an option may: the usage is wanted, not the work.
+    let wantsHelp: Bool
+    public init(_ message: String) { self.init(message, wantsHelp: false) }
+    private init(_ message: String, wantsHelp: Bool) {
+        self.message = message
+        self.wantsHelp = wantsHelp
+    }
+    static let helpRequested = UsageError("", wantsHelp: true)
 }

@@ -4,10 +4,13 @@ import ProtfsDomain
 /// defines its `Command` and a line in the tool's table.
 public struct CommandTable: Sendable {
     public let tool: String
+    /// The manual page that documents the tool in full, as `man` names it (`protfs(8)`).
+    public let manualPage: String
     public let commands: [Command]
 
-    public init(tool: String, commands: [Command]) {
+    public init(tool: String, manualPage: String, commands: [Command]) {
         self.tool = tool
+        self.manualPage = manualPage
         self.commands = commands
     }
 
@@ -16,8 +19,14 @@ public struct CommandTable: Sendable {
             writeError(usage)
             return ExitCode.usage.rawValue
         }
+        // `help COMMAND` is `COMMAND --help`.
+        if first == "help" && arguments.count > 1 { return run(Array(arguments.dropFirst()) + ["--help"]) }
         if ["help", "--help", "-h"].contains(first) {
             print(usage, terminator: "")
+            return ExitCode.success.rawValue
+        }
+        if first == "--version" {
+            print("\(tool) \(ProductVersion.release)")
             return ExitCode.success.rawValue
         }
         if first == "completion" { return completion(Array(arguments.dropFirst())) }
@@ -29,12 +38,14 @@ public struct CommandTable: Sendable {
             writeError("\(tool): unknown command '\(named)'\n" + usage)
             return ExitCode.usage.rawValue
         }
-        return command.execute(Array(arguments.dropFirst(command.words.count)), tool: tool)
+        return command.execute(Array(arguments.dropFirst(command.words.count)), tool: tool, manualPage: manualPage)
     }
 
     public var usage: String {
         "usage:\n" + commands.map { "  \(tool) \($0.name) \($0.synopsis)".trimmingTrailingSpaces + "\n" }.joined()
             + "  \(tool) completion \(CompletionScript.shells.joined(separator: "|"))\n"
+            + "\(tool) COMMAND --help shows one command's usage, \(tool) --version the release;"
+            + " \(manualPage) describes them all.\n"
     }
 
     /// `completion SHELL`: the shell's completion script, made from this table.

@@ -17,6 +17,9 @@ public struct ParsedArguments {
                 continue
             }
             let (name, inlineValue) = Self.split(argument)
+            if ["--help", "-h"].contains(name) && !valueOptions.contains(name) && !flags.contains(name) {
+                throw UsageError.helpRequested
+            }
             if valueOptions.contains(name) {
                 guard let value = inlineValue ?? rest.popFirst() else { throw UsageError("option \(name) needs a value") }
                 guard values[name] == nil else { throw UsageError("option \(name) given twice") }

@@ -5,7 +5,7 @@ import ProtfsCore
 /// The `protfs` command: a table of subcommands. Adding one is a file that defines its
 /// `Command` and a line here.
 enum ProtfsTool {
-    static let table = CommandTable(tool: "protfs", commands: [
+    static let table = CommandTable(tool: "protfs", manualPage: "protfs(8)", commands: [
         InitCommand.command,
         MountCommand.command,
         FsckCommand.command,

@@ -2,6 +2,7 @@ import CFuse
 import CSodium
 import ProtfsCommandLine
 import ProtfsCore
+import ProtfsDomain
 import ProtfsFormat
 
 /// `protfs version`: the release, the on-disk format it writes, and the libraries it runs on.

@@ -4,7 +4,7 @@ import ProtfsCommandLine
 /// The `protfsctl` command: talks to a mounted vault's daemon over its control socket, and
 /// reads or sets protection classes through the `user.protfs.class` attribute.
 enum ProtfsctlTool {
-    static let table = CommandTable(tool: "protfsctl", commands: [
+    static let table = CommandTable(tool: "protfsctl", manualPage: "protfsctl(1)", commands: [
         LockCommand.command,
         UnlockCommand.command,
         StatusCommand.command,

@@ -4,7 +4,7 @@ import Testing
 /// What completion offers is read from the synopses: operands and their kinds, option
 /// values, internal options left out.
 @Suite struct CompletionSpecTests {
-    static let table = CommandTable(tool: "tool", commands: [
+    static let table = CommandTable(tool: "tool", manualPage: "tool(1)", commands: [
         Command(name: "class set", synopsis: "[-R [--progress | --json]] CLASS PATH...", flags: ["-R", "--progress", "--json"]) { _ in },
         Command(name: "mount", synopsis: "BACKING MOUNTPOINT [-f] [-o OPTIONS]", valueOptions: ["-o", "--ready-fd"], flags: ["-f"]) { _ in },
         Command(name: "lock", synopsis: "[--wait|--now] MOUNTPOINT", flags: ["--wait", "--now"]) { _ in },

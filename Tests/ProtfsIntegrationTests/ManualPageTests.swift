@@ -53,7 +53,7 @@ struct ManualPageTests {
             term.matches(of: /\*([a-z][\w -]*)\*/).first.map { String($0.output.1) } ?? ""
         }
         let bold = text.matches(of: /\*(--?[a-zA-Z][\w-]*)\*/).map { String($0.output.1) }
-        return (Set(commands), Set(bold).subtracting(["--help"]))
+        return (Set(commands), Set(bold).subtracting(["--help", "--version"]))
     }
 
     @Test("protfs(8) and protfsctl(1) have exactly the commands and options of --help", arguments: [
