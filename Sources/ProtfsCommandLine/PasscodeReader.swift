@@ -76,13 +76,19 @@ public struct PasscodeReader: Sendable {
         return fstat(STDIN_FILENO, &st) != 0 || st.st_mode & S_IFMT == S_IFCHR
     }
 
-    /// `systemd-ask-password`: the console, Plymouth or a desktop's agent answers (with no
-    /// agent it gives up after its own timeout). Without it, the input is simply missing.
+    /// `systemd-ask-password`: the console, Plymouth or a desktop's agent answers. Only when
+    /// an agent may answer (`PasswordAgents`): with none, systemd-ask-password would wait
+    /// its 90 seconds for nobody. Without the program, the input is simply missing.
     private func askPasswordAgents(prompt: String) throws(PasscodeInputError) -> SecureBuffer {
+        guard PasswordAgents.mayAnswer else { throw .noSource }
         let message = prompt.trimmingTrailingSpaces + (vault.map { " (protfs vault \($0))" } ?? " (protfs)")
         let command = PasscodeCommand(arguments: ["systemd-ask-password", "--id=protfs:\(vault ?? "")", message],
                                       name: "systemd-ask-password")
-        return try command.read(ifMissing: .missing)
+        do {
+            return try command.read(ifMissing: .noSource)
+        } catch .commandFailed(_, let reason) {
+            throw .agentsGaveNone(reason: reason)
+        }
     }
 
     /// Prompts on stderr and reads standard input with echo off, restoring the terminal after.

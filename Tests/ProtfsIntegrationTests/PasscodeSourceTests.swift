@@ -63,10 +63,15 @@ struct PasscodeSourceTests {
     /// /run/systemd/ask-password (no systemd needed as PID 1).
     private static func agent(answering id: String, with passcodeFile: String) throws -> Process {
         let agent = Process()
+        let watching = passcodeFile + ".agent-watching"
+        try? FileManager.default.removeItem(atPath: watching)
         agent.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        agent.arguments = [CommandRunner.scriptPath("password-agent.py"), id, passcodeFile, "30"]
+        agent.arguments = [CommandRunner.scriptPath("password-agent.py"), id, passcodeFile, "30", watching]
         agent.standardOutput = Pipe()
         try agent.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: watching) && agent.isRunning && Date() < deadline { usleep(20_000) }
+        guard FileManager.default.fileExists(atPath: watching) else { throw TestFailure("the password agent never watched") }
         return agent
     }
 
@@ -98,6 +103,21 @@ struct PasscodeSourceTests {
         #expect(unlock.succeeded, "\(unlock.stderr)")
         #expect(message.hasPrefix("Passcode"), "\(message)")
         #expect(Self.state(vault) == "unlocked")
+    }
+
+    @Test("no terminal, no input and no password agent: unlock fails at once, saying so")
+    func noSourceAtAll() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        try vault.lock(now: true)
+        // systemd-ask-password with no agent waits 90 s: well past this command's 30.
+        let unlock = CommandRunner.run("/bin/sh", ["-c", "exec \"$0\" unlock \"$1\" < /dev/null", TestVault.protfsctl, vault.mountpoint],
+                                       timeout: 30)
+        #expect(unlock.status == 1, "\(unlock.status): \(unlock.stderr)")
+        #expect(unlock.stderr.contains("no password agent is running"), "\(unlock.stderr)")
+        #expect(!unlock.stderr.contains("passcode command"), "\(unlock.stderr)")
+        #expect(Self.state(vault) == "locked")
     }
 
     @Test("$CREDENTIALS_DIRECTORY/protfs-passcode unlocks at mount and in protfsctl unlock")
