@@ -28,6 +28,33 @@ struct ManualPageTests {
         }
     }
 
+    @Test("every page has FILES and EXAMPLES, the tools' pages ENVIRONMENT, and apropos finds each")
+    func sectionsAndApropos() throws {
+        let pages = try FileManager.default.contentsOfDirectory(atPath: Self.manDirectory).filter { $0.hasSuffix(".scd") }
+        let tree = FileManager.default.temporaryDirectory.appendingPathComponent("protfs-mandb-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: tree) }
+        for page in pages {
+            let text = try String(contentsOfFile: Self.manDirectory + "/" + page, encoding: .utf8)
+            let name = String(page.dropLast(".scd".count))
+            var wanted = ["# NAME", "# FILES", "# EXAMPLES"]
+            if name != "pam_protfs.8" { wanted.append("# ENVIRONMENT") }  // a PAM module reads none
+            for section in wanted { #expect(text.contains("\n" + section + "\n"), "\(page) has no \(section)") }
+            let section = tree + "/man" + name.split(separator: ".").last!
+            try FileManager.default.createDirectory(atPath: section, withIntermediateDirectories: true)
+            let render = CommandRunner.run(CommandRunner.packageRoot.appendingPathComponent("scripts/render-man").path,
+                                           [Self.manDirectory + "/" + page])
+            try render.stdout.write(toFile: section + "/" + name, atomically: true, encoding: .utf8)
+        }
+        // What scripts/setup does after installing them: index the tree, as man-db's daily run would.
+        let index = CommandRunner.run("mandb", ["-q", tree])
+        #expect(index.succeeded, "\(index.stderr)")
+        let found = CommandRunner.run("apropos", ["-M", tree, "protfs"]).stdout
+        for page in pages {
+            let title = page.dropLast(".scd".count).split(separator: ".").dropLast().joined(separator: ".")
+            #expect(found.contains("\(title) ("), "apropos protfs does not find \(title): \(found)")
+        }
+    }
+
     /// The options in a piece of text: `-x` or `--name`, not inside a word.
     static func options(in text: some StringProtocol) -> Set<String> {
         Set(String(text).matches(of: /(?:^|[^\w-])(--?[a-zA-Z][\w-]*)/).map { String($0.output.1) })
