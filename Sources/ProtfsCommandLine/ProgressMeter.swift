@@ -3,7 +3,7 @@ import ProtfsSystem
 
 /// The progress of long work (`protfs backup`, `fsck`, `restore`, `protfsctl class set -R`)
 /// on standard error, where it never mixes with a command's output: a line redrawn at most
-/// four times a second (objects, bytes, rate, time left when the total is known) on a
+/// four times a second (objects, bytes, rate, time left once `ProgressEstimate` has one) on a
 /// terminal or with `--progress`, nothing on a pipe, or with `--json` one JSON object a line
 /// at the same pace and a last one with `"done":true` (docs/OPERATIONS.md).
 public final class ProgressMeter {
@@ -25,16 +25,25 @@ public final class ProgressMeter {
         }
     }
 
-    /// What the work will come to, when known beforehand: time left is its share still to do.
-    public enum Total: Sendable, Equatable {
-        case objects(UInt64)
-        case bytes(UInt64)
+    /// What the work will come to, as far as known beforehand (nil: not known).
+    public struct Total: Sendable, Equatable {
+        public let objects: UInt64?
+        public let bytes: UInt64?
+
+        public init(objects: UInt64? = nil, bytes: UInt64? = nil) {
+            self.objects = objects
+            self.bytes = bytes
+        }
+
+        /// A tree's regular files and directories and their bytes.
+        public init(_ tally: TreeTally) { self.init(objects: tally.objects, bytes: tally.bytes) }
     }
 
     private static let interval: UInt64 = 250_000_000
     private let command: String
     public let style: Style
     private let total: Total?
+    private var estimate: ProgressEstimate
     private let started = MonotonicClock.nanoseconds()
     private var lastShown: UInt64 = 0
     private var objects: UInt64 = 0
@@ -44,6 +53,7 @@ public final class ProgressMeter {
         self.command = command
         self.style = style
         self.total = total
+        estimate = ProgressEstimate(objects: total?.objects, bytes: total?.bytes)
     }
 
     public var isShown: Bool { style != .none }
@@ -68,31 +78,27 @@ public final class ProgressMeter {
     private func show(objects: UInt64, bytes: UInt64, at now: UInt64, done: Bool) {
         let elapsed = Double(now - started) / 1e9
         let rate = elapsed > 0 ? Double(bytes) / elapsed : 0
-        let secondsLeft = done ? 0 : self.secondsLeft(objects: objects, bytes: bytes, elapsed: elapsed)
+        estimate.add(objects: objects, bytes: bytes, seconds: elapsed)
+        let secondsLeft = done ? 0 : estimate.secondsLeft(objects: objects, bytes: bytes, seconds: elapsed)
+        func number(_ value: UInt64?) -> String { value.map { String($0) } ?? "null" }
         switch style {
         case .none:
             return
         case .json:
             writeError("{\"command\":\"\(command)\",\"objects\":\(objects),\"bytes\":\(bytes),"
+                       + "\"totalObjects\":\(number(total?.objects)),\"totalBytes\":\(number(total?.bytes)),"
                        + "\"elapsedSeconds\":\(Self.decimal(elapsed)),\"bytesPerSecond\":\(UInt64(rate)),"
-                       + "\"secondsLeft\":\(secondsLeft.map { String($0) } ?? "null"),\"done\":\(done)}\n")
+                       + "\"secondsLeft\":\(number(secondsLeft)),\"done\":\(done)}\n")
         case .line:
-            var text = "\(command): \(objects) objects, \(Self.size(Double(bytes))), \(Self.size(rate))/s"
+            // Work that reads no data (a re-class) is paced in objects, not in bytes.
+            let pace = bytes == 0 && total?.bytes == nil
+                ? "\(UInt64(elapsed > 0 ? Double(objects) / elapsed : 0)) objects/s"
+                : "\(Self.size(Double(bytes))), \(Self.size(rate))/s"
+            var text = "\(command): \(objects) objects, \(pace)"
             if let secondsLeft, !done { text += ", \(Self.clock(secondsLeft)) left" }
             // Spaces clear what a longer line before left behind.
             writeError("\r" + text + "      " + (done ? "\n" : ""))
         }
-    }
-
-    /// Whole seconds left at the rate so far, or nil without a total or a rate.
-    private func secondsLeft(objects: UInt64, bytes: UInt64, elapsed: Double) -> UInt64? {
-        guard let total, elapsed > 0 else { return nil }
-        let (done, all) = switch total {
-        case .objects(let count): (objects, count)
-        case .bytes(let count): (bytes, count)
-        }
-        guard done > 0 else { return nil }
-        return UInt64((elapsed * Double(all.saturatingSubtraction(done)) / Double(done)).rounded(.up))
     }
 
     static func size(_ bytes: Double) -> String {
@@ -117,8 +123,4 @@ public final class ProgressMeter {
         let (hours, minutes, rest) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(rest))" : "\(minutes):\(two(rest))"
     }
-}
-
-extension UInt64 {
-    fileprivate func saturatingSubtraction(_ other: UInt64) -> UInt64 { self > other ? self - other : 0 }
 }

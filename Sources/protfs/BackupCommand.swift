@@ -60,6 +60,6 @@ enum BackupCommand {
     /// The progress of a backup, its time left reckoned against the backing directory's size.
     private static func meter(_ arguments: ParsedArguments, backing: String) -> ProgressMeter {
         let style = ProgressMeter.Style(arguments)
-        return ProgressMeter(command: "protfs backup", style: style, total: style == .none ? nil : .bytes(TreeTally(path: backing).bytes))
+        return ProgressMeter(command: "protfs backup", style: style, total: style == .none ? nil : .init(TreeTally(path: backing)))
     }
 }

@@ -38,7 +38,7 @@ enum FsckCommand {
         let checker = VaultChecker(vault: vault, repair: arguments.isSet("--repair"))
         let style = ProgressMeter.Style(arguments)
         let meter = ProgressMeter(command: "protfs fsck", style: style,
-                                  total: style == .none ? nil : .bytes(TreeTally(path: backing).bytes))
+                                  total: style == .none ? nil : .init(TreeTally(path: backing)))
         checker.progress = meter.update
         let report = checker.run()
         meter.finish(objects: UInt64(report.objectsChecked), bytes: checker.bytesChecked)

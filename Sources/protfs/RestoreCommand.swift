@@ -24,7 +24,7 @@ enum RestoreCommand {
         // The archive's size: its contents are nearly all of it, enough for the time left.
         let style = ProgressMeter.Style(arguments)
         let archiveSize = style == .none ? nil : TreeTally(path: operands[0]).bytes
-        let meter = ProgressMeter(command: "protfs restore", style: style, total: archiveSize.map { .bytes($0) })
+        let meter = ProgressMeter(command: "protfs restore", style: style, total: archiveSize.map { .init(bytes: $0) })
         let restored = try VaultRestore.restore(archive: operands[0], backing: operands[1],
                                                 deviceKeyPath: arguments.value("--device-key"), passphrase: passphrase,
                                                 passcodeAtHand: noPasscode || passcodes.passcodeFile != nil || passcodes.passcodeCommand != nil,

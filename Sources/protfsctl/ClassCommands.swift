@@ -35,7 +35,7 @@ enum ClassCommands {
         var failures = FailureTally(single: operands.count == 2 && !recursive)
         let style = recursive ? ProgressMeter.Style(arguments) : .none
         let tally = ObjectTally(ProgressMeter(command: "protfsctl class set", style: style, total: style == .none ? nil
-                                              : .objects(operands.dropFirst().reduce(0) { $0 + TreeTally(path: $1).objects })))
+                                              : .init(objects: operands.dropFirst().reduce(0) { $0 + TreeTally(path: $1).objects })))
         defer { tally.finish() }
         for path in operands.dropFirst() {
             do throws(Errno) {
@@ -112,19 +112,18 @@ struct FailureTally {
     }
 }
 
-/// The files and directories `class set -R` has been through, for its progress.
+/// The files and directories `class set -R` has been through, for its progress: objects
+/// only, since a re-class rewraps file keys and reads no contents.
 private final class ObjectTally {
     let meter: ProgressMeter
     var objects: UInt64 = 0
-    var bytes: UInt64 = 0
 
     init(_ meter: ProgressMeter) { self.meter = meter }
 
     func count(_ status: stat) {
         objects += 1
-        if status.isRegularFile { bytes += UInt64(max(status.st_size, 0)) }
-        meter.update(objects: objects, bytes: bytes)
+        meter.update(objects: objects, bytes: 0)
     }
 
-    func finish() { meter.finish(objects: objects, bytes: bytes) }
+    func finish() { meter.finish(objects: objects, bytes: 0) }
 }
