@@ -29,15 +29,28 @@ public struct ControlClient: Sendable {
 
     /// Finds the daemon's socket without connecting (so that `passwd` can say "no daemon"
     /// before it asks for passcodes); exit 6 when there is none.
+    /// The daemon of the vault mounted at `mountpoint`, or, when no daemon serves that path,
+    /// of the protfs mount that holds it (a path inside a vault names its vault).
     public init(mountpoint: String, directories: [String] = ControlSocketPath.clientDirectories()) throws(ControlFailure) {
-        self.mountpoint = ControlSocketPath.canonicalMountpoint(mountpoint)
+        let canonical = ControlSocketPath.canonicalMountpoint(mountpoint)
+        var found = Self.sockets(for: canonical, in: directories)
+        if found.isEmpty, let holder = MountTable.protfsMountPoint(containing: canonical) {
+            found = Self.sockets(for: holder, in: directories)
+            self.mountpoint = holder
+        } else {
+            self.mountpoint = canonical
+        }
         self.directories = directories
-        let name = ControlSocketPath.fileName(forMountpoint: self.mountpoint)
-        candidates = directories.map { $0 + "/" + name }.filter { path in
+        candidates = found
+        guard !candidates.isEmpty else { throw Self.noDaemon(canonical, directories) }
+    }
+
+    private static func sockets(for mountpoint: String, in directories: [String]) -> [String] {
+        let name = ControlSocketPath.fileName(forMountpoint: mountpoint)
+        return directories.map { $0 + "/" + name }.filter { path in
             var st = stat()
             return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK
         }
-        guard !candidates.isEmpty else { throw Self.noDaemon(self.mountpoint, directories) }
     }
 
     /// Sends `request` with its passcodes and returns the daemon's reply; a `failure`

@@ -15,6 +15,14 @@ public enum MountTable {
         }
     }
 
+    /// The protfs mount that holds the absolute, canonical `path`: the longest mount point
+    /// that is `path` or one of its ancestors.
+    public static func protfsMountPoint(containing path: String) -> String? {
+        protfsMountPoints().filter { mountpoint in
+            path == mountpoint || path.hasPrefix(mountpoint == "/" ? "/" : mountpoint + "/")
+        }.max { $0.count < $1.count }
+    }
+
     /// The source (for protfs, the canonical backing directory) of the newest mount at
     /// `mountpoint`.
     public static func source(of mountpoint: String) -> String? {

@@ -13,12 +13,14 @@ import ProtfsSystemd
 /// mounts, and serves until unmounted or SIGTERM; unless `-f`, in a daemon it starts and
 /// waits for (`Detachment`).
 enum MountCommand {
-    static let command = Command(name: "mount", synopsis: "BACKING MOUNTPOINT [-f] [-o OPTIONS]",
-                                 valueOptions: ["-o", Detachment.readyOption], flags: ["-f"],
-                                 valueLists: ["-o": MountOptions.offered], run: { arguments in
+    static let command = Command(name: "mount",
+                                 synopsis: "BACKING MOUNTPOINT [-f] [-o OPTIONS] [--device-key PATH] [--passcode-file FILE | --passcode-command CMD]",
+                                 valueOptions: ["-o", Detachment.readyOption, "--device-key", "--passcode-file", "--passcode-command"],
+                                 flags: ["-f"], valueLists: ["-o": MountOptions.offered], run: { arguments in
         let operands = try arguments.operands("BACKING", "MOUNTPOINT")
+        let optionList = try optionList(arguments)
         let options = try MountOptions(backing: operands[0], mountpoint: operands[1], foreground: arguments.isSet("-f"),
-                                       optionList: arguments.value("-o"))
+                                       optionList: optionList)
         let detachment = try arguments.value(Detachment.readyOption).map(Detachment.init(adopting:))
         let status: ExitCode
         if options.remount {
@@ -26,10 +28,26 @@ enum MountCommand {
         } else if options.foreground || detachment != nil {
             status = serve(options, detachment: detachment)
         } else {
-            status = Detachment.spawnDaemon(mountArguments: (arguments.value("-o").map { ["-o", $0] } ?? []) + ["--"] + operands)
+            status = Detachment.spawnDaemon(mountArguments: (optionList.map { ["-o", $0] } ?? []) + ["--"] + operands)
         }
         if status != .success { throw CommandExit(code: status) }
     })
+
+    /// The `-o` list with the options every other command spells `--device-key`,
+    /// `--passcode-file` and `--passcode-command` added as the mount options they are (fstab
+    /// has only `-o`).
+    private static func optionList(_ arguments: ParsedArguments) throws(UsageError) -> String? {
+        var list = arguments.value("-o").map { [$0] } ?? []
+        let given = list.joined().split(separator: ",").map { $0.split(separator: "=", maxSplits: 1)[0] }
+        for (flag, option) in [("--device-key", "device_key"), ("--passcode-file", "passcode_file"),
+                               ("--passcode-command", "passcode_command")] {
+            guard let value = arguments.value(flag) else { continue }
+            guard !given.contains(Substring(option)) else { throw UsageError("\(flag) and -o \(option)= exclude each other") }
+            guard !value.contains(",") else { throw UsageError("\(flag) cannot contain a comma: it travels in the mount's option list") }
+            list.append("\(option)=\(value)")
+        }
+        return list.isEmpty ? nil : list.joined(separator: ",")
+    }
 
     /// Serves in this process; `detachment`: the waiting command to tell how it went.
     static func serve(_ options: MountOptions, detachment: Detachment?) -> ExitCode {

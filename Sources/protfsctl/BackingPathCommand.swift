@@ -13,7 +13,7 @@ enum BackingPathCommand {
             let error = Errno.current
             throw ControlFailure(error == .noEntry ? .notFound : .failure, "cannot resolve the directory of \(path): \(error)")
         }
-        guard let mountpoint = containingMount(absolute) else {
+        guard let mountpoint = MountTable.protfsMountPoint(containing: absolute) else {
             throw ControlFailure(.notFound, "\(path) is not on a protfs mount")
         }
         let components = absolute.dropFirst(mountpoint.count).split(separator: "/").map { Array($0.utf8) }
@@ -21,11 +21,5 @@ enum BackingPathCommand {
         let reply = try client.send(.backingPath(components))
         guard case .backingPath(let backingPath) = reply else { throw client.unexpected(reply) }
         writeOutput(backingPath + "\n")
-    }
-
-    private static func containingMount(_ absolute: String) -> String? {
-        MountTable.protfsMountPoints().filter { mountpoint in
-            absolute == mountpoint || absolute.hasPrefix(mountpoint == "/" ? "/" : mountpoint + "/")
-        }.max { $0.count < $1.count }
     }
 }
