@@ -1,7 +1,7 @@
 /* pam_protfs: the login password is the protfs vault's passcode (pam_protfs(8),
  * docs/LOGIN.md). auth unlocks the user's vaults with PAM_AUTHTOK once the stack has
- * authenticated the user; session counts the user's sessions and locks the vaults when
- * the last one closes; password changes the vaults' passcode with the login password.
+ * authenticated the user; session holds a reference for each session of the user and locks
+ * the vaults when the last one closes; password changes the vaults' passcode with the login password.
  *
  * It never decides a login: every stage returns PAM_IGNORE, so the stack's own result
  * stands; every wait is bounded by `timeout`; every failure is logged (syslog, the mount
@@ -9,12 +9,14 @@
  * from there to the daemon's socket: the module never copies it, so no copy of it outlives
  * the call. */
 #include <limits.h>
+#include <stdint.h>
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
@@ -22,7 +24,7 @@
 
 #include "control_client.h"
 #include "deadline.h"
-#include "session_count.h"
+#include "session_reference.h"
 #include "vault_list.h"
 
 #define EXPORTED __attribute__((visibility("default")))
@@ -223,42 +225,78 @@ EXPORTED int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char 
     return PAM_IGNORE;
 }
 
-/* Adds `change` to the user's session count; the new count, or -1 (logged). */
-static long count_sessions(const struct stage *stage, int change)
+/* The name of the session's reference in the PAM data (per uid: PAM_USER may change
+ * between the stages of one handle). */
+static void reference_name(const struct stage *stage, char *out, size_t size)
 {
-    char why[256] = "";
-    struct pp_deadline deadline = pp_deadline_after(stage->options.timeout_seconds * 1000);
-    long count = pp_sessions_change(stage->uid, change, &deadline, why, sizeof why);
-    if (count < 0)
-        pam_syslog(stage->pamh, LOG_ERR, "the session of %s is not counted%s: %s", stage->user,
-                   change < 0 ? ", so its vaults are left as they are" : "", why);
-    return count;
+    snprintf(out, size, "pam_protfs-session-%u", (unsigned)stage->uid);
 }
 
+/* Closes the reference when the session closes, when pam_end ends a session whose opening
+ * failed later in the stack, or when the data is replaced. A forked child closing its copy
+ * (PAM_DATA_SILENT) gives nothing back: the share lasts until the last copy closes. */
+static void release_reference(pam_handle_t *pamh, void *data, int error_status)
+{
+    (void)pamh, (void)error_status;
+    close((int)(intptr_t)data - 1);
+}
+
+/* open_session: the session takes a share of the user's sessions and keeps it in its PAM
+ * data, so the share lasts exactly as long as the session (pam_protfs(8)). */
 EXPORTED int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     (void)flags;
     struct stage stage;
     if (!begin(&stage, pamh, argc, argv, false))
         return PAM_IGNORE;
-    count_sessions(&stage, +1);
+    char name[64];
+    reference_name(&stage, name, sizeof name);
+    const void *held = NULL;
+    if (pam_get_data(pamh, name, &held) == PAM_SUCCESS && held != NULL)
+        return PAM_IGNORE; /* opened twice in one handle: one session */
+    char why[256] = "";
+    struct pp_deadline deadline = pp_deadline_after(stage.options.timeout_seconds * 1000);
+    int fd = pp_session_hold(stage.uid, &deadline, why, sizeof why);
+    if (fd < 0) {
+        pam_syslog(pamh, LOG_ERR, "the session of %s is not counted: %s", stage.user, why);
+        return PAM_IGNORE;
+    }
+    if (pam_set_data(pamh, name, (void *)(intptr_t)(fd + 1), release_reference) != PAM_SUCCESS) {
+        close(fd);
+        pam_syslog(pamh, LOG_ERR, "the session of %s is not counted: PAM cannot keep its reference", stage.user);
+    }
     return PAM_IGNORE;
 }
 
-/* The last session of the user closes: lock the user's vaults now (no grace: the user has
- * gone), unless lock_on_logout=no. */
+/* close_session: gives the session's share back; when no share of the user is left, this was
+ * the last session: lock the user's vaults now (no grace: the user has gone), unless
+ * lock_on_logout=no. A handle that holds no reference (its opening was not counted) locks
+ * nothing. */
 EXPORTED int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     (void)flags;
     struct stage stage;
-    if (!begin(&stage, pamh, argc, argv, true))
+    if (!begin(&stage, pamh, argc, argv, false))
         return PAM_IGNORE;
-    if (count_sessions(&stage, -1) == 0 && stage.options.lock_on_logout) {
+    char name[64];
+    reference_name(&stage, name, sizeof name);
+    const void *held = NULL;
+    if (pam_get_data(pamh, name, &held) != PAM_SUCCESS || held == NULL) {
+        pam_syslog(pamh, LOG_DEBUG, "no session of %s was counted here: its vaults are left as they are", stage.user);
+        return PAM_IGNORE;
+    }
+    pam_set_data(pamh, name, NULL, NULL); /* releases the share (release_reference) */
+    char why[256] = "";
+    int last = pp_session_none_held(stage.uid, why, sizeof why);
+    if (last < 0)
+        pam_syslog(pamh, LOG_ERR, "the sessions of %s cannot be told, so its vaults are left as they are: %s", stage.user, why);
+    if (last == 1 && stage.options.lock_on_logout) {
+        pp_vault_list_read(pamh, stage.options.configuration, stage.user, &stage.vaults);
         static const char *const lockable[] = {"unlocked", "locking", NULL};
         act_on_vaults(&stage, lockable, false, "{\"request\":\"lock\",\"mode\":\"now\"}", NULL, 0,
                       "locked at the last logout", "not locked");
+        pp_vault_list_free(&stage.vaults);
     }
-    pp_vault_list_free(&stage.vaults);
     return PAM_IGNORE;
 }
 

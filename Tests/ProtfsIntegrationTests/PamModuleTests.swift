@@ -60,37 +60,6 @@ struct PamModuleTests {
                 "\(stack.wholeLog)")
     }
 
-    @Test("two sessions opened and one closed leave the vault unlocked; the last close locks it now")
-    func theLastLogoutLocks() throws {
-        let user = try TestUser.withPassword("pfpam-sessions", Self.password)
-        defer { user.retire() }
-        let vault = try TestVault()
-        try vault.mount(for: user, options: ["grace=600"])
-        let stack = try PamStack(configuration: ["* *"])
-        // Each pamtester is one login: the first stays open (its process ends without closing).
-        #expect(stack.pamtester(user, ["authenticate", "open_session"], input: Self.password + "\n").succeeded)
-        #expect(try vault.state() == .unlocked)
-        let second = stack.pamtester(user, ["authenticate", "open_session", "close_session"], input: Self.password + "\n")
-        #expect(second.succeeded, "\(second.stderr)")
-        #expect(try vault.state() == .unlocked, "one session is still open")
-        let last = stack.pamtester(user, ["close_session"])
-        #expect(last.succeeded, "\(last.stderr)")
-        #expect(try vault.state() == .locked, "the last close locks with no grace, though the mount's is 600 s")
-        #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): locked at the last logout for pfpam-sessions") })
-    }
-
-    @Test("lock_on_logout=no leaves the vault unlocked at the last logout")
-    func lockOnLogoutNo() throws {
-        let user = try TestUser.withPassword("pfpam-stay", Self.password)
-        defer { user.retire() }
-        let vault = try TestVault()
-        try vault.mount(for: user)
-        let stack = try PamStack(configuration: ["* *"], options: ["lock_on_logout=no"])
-        let login = stack.pamtester(user, ["authenticate", "open_session", "close_session"], input: Self.password + "\n")
-        #expect(login.succeeded, "\(login.stderr)")
-        #expect(try vault.state() == .unlocked)
-    }
-
     @Test("passwd changes the vault's passcode with the login password: the old one is refused after, the new one unlocks")
     func passwdChangesThePasscode() throws {
         let user = try TestUser.withPassword("pfpam-passwd", Self.password)
