@@ -111,11 +111,34 @@ void pp_call_prepare(struct pp_call *call, const char *mountpoint, uid_t user, c
     }
 }
 
+void pp_call_as_user(struct pp_call *call, uid_t user)
+{
+    call->connect_as = user;
+}
+
 void pp_call_skip(struct pp_call *call)
 {
     memset(call, 0, sizeof *call);
     call->fd = -1;
     finish(call, PP_NOT_ASKED);
+}
+
+/* connect(2) with `uid` as the effective uid (which SO_PEERCRED reports) when the module
+ * runs as root and `uid` is not root; the saved uid stays root, so root comes back at once. */
+static int connect_as(int fd, const struct sockaddr_un *address, uid_t uid)
+{
+    if (uid == 0 || geteuid() != 0)
+        return connect(fd, (const struct sockaddr *)address, sizeof *address);
+    if (setresuid((uid_t)-1, uid, (uid_t)-1) != 0)
+        return -1;
+    int result = connect(fd, (const struct sockaddr *)address, sizeof *address);
+    int error = errno;
+    if (setresuid((uid_t)-1, 0, (uid_t)-1) != 0) { /* cannot happen: the saved uid is root's */
+        result = -1;
+        error = EPERM;
+    }
+    errno = error;
+    return result;
 }
 
 /* Connects without waiting (a full backlog is a busy daemon, not a reason to hold a login)
@@ -131,7 +154,7 @@ static void connect_call(struct pp_call *call)
     struct sockaddr_un address = {.sun_family = AF_UNIX};
     memcpy(address.sun_path, call->socket_path, sizeof address.sun_path);
     address.sun_path[sizeof address.sun_path - 1] = '\0';
-    if (connect(call->fd, (struct sockaddr *)&address, sizeof address) != 0) {
+    if (connect_as(call->fd, &address, call->connect_as) != 0) {
         int error = errno;
         bool absent = error == ENOENT || error == ECONNREFUSED;
         snprintf(call->why, sizeof call->why, absent ? "no protfs daemon answers on %s" : "cannot connect to %s: %s",

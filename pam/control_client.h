@@ -50,6 +50,7 @@ struct pp_call {
     /* The request, from pp_call_prepare to pp_call_all. */
     char socket_path[108];
     uid_t allowed[2]; /* the uids the daemon's process may run as */
+    uid_t connect_as; /* the uid the daemon sees as the caller (0: the module's own) */
     struct iovec iov[2 + 2 * PP_MAXIMUM_SECRETS];
     int iov_count;
     unsigned char prefix[8];
@@ -68,6 +69,10 @@ struct pp_call {
  * no daemon serves it, the call is already finished with PP_NO_DAEMON. */
 void pp_call_prepare(struct pp_call *call, const char *mountpoint, uid_t user, const char *header,
                      const struct pp_secret *secrets, size_t secret_count);
+
+/* Connects as `user` rather than as the module's process, so that the daemon answers the
+ * request as it answers the user: a privileged request only if the user owns the vault. */
+void pp_call_as_user(struct pp_call *call, uid_t user);
 
 /* Leaves the call out of its round. */
 void pp_call_skip(struct pp_call *call);

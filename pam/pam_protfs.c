@@ -125,9 +125,16 @@ static bool in_state(const struct pp_reply *status, const char *const *states)
     return false;
 }
 
-/* One round: `header` (with `secrets`) to each vault `chosen`, all at once, within the
- * stage's `timeout`. NULL (logged) when out of memory. */
-static struct pp_call *round_of(const struct stage *stage, const bool *chosen, const char *header,
+/* Who a round's request to one vault goes from, if it goes. */
+enum sender {
+    NOBODY,
+    MODULE, /* the module's process (root, in a login) */
+    USER,   /* connected as the user: the daemon acts only if the user owns the vault */
+};
+
+/* One round: `header` (with `secrets`) to each vault as `senders` says, all at once, within
+ * the stage's `timeout`. NULL (logged) when out of memory. */
+static struct pp_call *round_of(const struct stage *stage, const enum sender *senders, const char *header,
                                 const struct pp_secret *secrets, size_t secret_count)
 {
     struct pp_call *calls = calloc(stage->vaults.count, sizeof *calls);
@@ -136,10 +143,13 @@ static struct pp_call *round_of(const struct stage *stage, const bool *chosen, c
         return NULL;
     }
     for (size_t i = 0; i < stage->vaults.count; i++) {
-        if (chosen[i])
-            pp_call_prepare(&calls[i], stage->vaults.vaults[i].mountpoint, stage->uid, header, secrets, secret_count);
-        else
+        if (senders[i] == NOBODY) {
             pp_call_skip(&calls[i]);
+            continue;
+        }
+        pp_call_prepare(&calls[i], stage->vaults.vaults[i].mountpoint, stage->uid, header, secrets, secret_count);
+        if (senders[i] == USER)
+            pp_call_as_user(&calls[i], stage->uid);
     }
     struct pp_deadline deadline = pp_deadline_after(stage->options.timeout_seconds * 1000);
     pp_call_all(calls, stage->vaults.count, &deadline);
@@ -165,36 +175,45 @@ static bool replied(const struct stage *stage, size_t vault, const struct pp_cal
 
 /* Asks every vault's state (one round), then sends `header` with `secrets` (a second
  * round) to those this stage acts on: named by the configuration, or (`*`) owned by the
- * user; in one of `states`; with a passcode when `needs_passcode`. Logs each outcome: `done`
- * on success, `not_done` with the reason otherwise. At most two rounds of `timeout`. */
-static void act_on_vaults(const struct stage *stage, const char *const *states, bool needs_passcode, const char *header,
-                          const struct pp_secret *secrets, size_t secret_count, const char *done, const char *not_done)
+ * user; in one of `states`; with a passcode when `needs_passcode`. `even_unanswered`: a vault
+ * whose status did not come in time gets the request too (safe for a lock only), connected as
+ * the user for `*`, so that its daemon locks only a vault the user owns. Logs each outcome:
+ * `done` on success, `not_done` with the reason otherwise. At most two rounds of `timeout`. */
+static void act_on_vaults(const struct stage *stage, const char *const *states, bool needs_passcode, bool even_unanswered,
+                          const char *header, const struct pp_secret *secrets, size_t secret_count, const char *done,
+                          const char *not_done)
 {
-    bool chosen[PP_MAXIMUM_VAULTS];
+    enum sender senders[PP_MAXIMUM_VAULTS];
     if (stage->vaults.count == 0)
         return;
     for (size_t i = 0; i < stage->vaults.count; i++)
-        chosen[i] = true;
-    struct pp_call *calls = round_of(stage, chosen, "{\"request\":\"status\"}", NULL, 0);
+        senders[i] = MODULE;
+    struct pp_call *calls = round_of(stage, senders, "{\"request\":\"status\"}", NULL, 0);
     if (calls == NULL)
         return;
     size_t count = 0;
     for (size_t i = 0; i < stage->vaults.count; i++) {
         const struct pp_vault *vault = &stage->vaults.vaults[i];
         const struct pp_reply *status = &calls[i].reply;
-        chosen[i] = replied(stage, i, &calls[i], "status", not_done)
-                    && (!vault->only_if_owned || status->owner == (long long)stage->uid) && in_state(status, states);
-        if (chosen[i] && needs_passcode && status->passcode_set != 1) {
-            log_vault(stage, LOG_NOTICE, vault, not_done, "the vault has no passcode");
-            chosen[i] = false;
+        if (even_unanswered && calls[i].outcome == PP_TIMED_OUT) {
+            log_vault(stage, LOG_WARNING, vault, "no status in time", "the request goes anyway");
+            senders[i] = vault->only_if_owned ? USER : MODULE;
+        } else {
+            bool chosen = replied(stage, i, &calls[i], "status", not_done)
+                          && (!vault->only_if_owned || status->owner == (long long)stage->uid) && in_state(status, states);
+            if (chosen && needs_passcode && status->passcode_set != 1) {
+                log_vault(stage, LOG_NOTICE, vault, not_done, "the vault has no passcode");
+                chosen = false;
+            }
+            senders[i] = chosen ? MODULE : NOBODY;
         }
-        count += chosen[i];
+        count += senders[i] != NOBODY;
     }
     free(calls);
-    if (count == 0 || (calls = round_of(stage, chosen, header, secrets, secret_count)) == NULL)
+    if (count == 0 || (calls = round_of(stage, senders, header, secrets, secret_count)) == NULL)
         return;
     for (size_t i = 0; i < stage->vaults.count; i++)
-        if (chosen[i] && replied(stage, i, &calls[i], "done", not_done))
+        if (senders[i] != NOBODY && replied(stage, i, &calls[i], "done", not_done))
             log_vault(stage, LOG_INFO, &stage->vaults.vaults[i], done, "");
     free(calls);
 }
@@ -213,7 +232,7 @@ EXPORTED int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const 
     if (password != NULL) {
         const struct pp_secret secret = {password, strlen(password)};
         static const char *const unlockable[] = {"locked", "beforeFirstUnlock", "locking", NULL};
-        act_on_vaults(&stage, unlockable, true, "{\"request\":\"unlock\"}", &secret, 1, "unlocked", "not unlocked");
+        act_on_vaults(&stage, unlockable, true, false, "{\"request\":\"unlock\"}", &secret, 1, "unlocked", "not unlocked");
     }
     pp_vault_list_free(&stage.vaults);
     return PAM_IGNORE;
@@ -293,7 +312,7 @@ EXPORTED int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const
     if (last == 1 && stage.options.lock_on_logout) {
         pp_vault_list_read(pamh, stage.options.configuration, stage.user, &stage.vaults);
         static const char *const lockable[] = {"unlocked", "locking", NULL};
-        act_on_vaults(&stage, lockable, false, "{\"request\":\"lock\",\"mode\":\"now\"}", NULL, 0,
+        act_on_vaults(&stage, lockable, false, true, "{\"request\":\"lock\",\"mode\":\"now\"}", NULL, 0,
                       "locked at the last logout", "not locked");
         pp_vault_list_free(&stage.vaults);
     }
@@ -320,7 +339,7 @@ EXPORTED int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const cha
     } else if (old_password != NULL && new_password != NULL) {
         const struct pp_secret secrets[2] = {{old_password, strlen(old_password)}, {new_password, strlen(new_password)}};
         static const char *const any[] = {"beforeFirstUnlock", "unlocked", "locking", "locked", NULL};
-        act_on_vaults(&stage, any, true, "{\"request\":\"passwd\"}", secrets, 2,
+        act_on_vaults(&stage, any, true, false, "{\"request\":\"passwd\"}", secrets, 2,
                       "passcode changed with the login password", "passcode not changed");
     }
     pp_vault_list_free(&stage.vaults);

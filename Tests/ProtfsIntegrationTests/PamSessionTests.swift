@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ProtfsCrypto
 import Testing
 
 /// pam_protfs's sessions through real PAM stacks: each session holds a reference in its PAM
@@ -59,6 +60,38 @@ struct PamSessionTests {
         let login = stack.pamtester(user, ["authenticate", "open_session", "close_session"], input: Self.password + "\n")
         #expect(login.succeeded, "\(login.stderr)")
         #expect(try vault.state() == .locked, "the failed session counts no more: \(failing.wholeLog)\(stack.wholeLog)")
+    }
+
+    @Test("a daemon whose status does not answer in time still gets the lock at the last logout, from the user's uid, so that it locks only the user's own vault")
+    func aSlowStatusStillLocks() throws {
+        let user = try TestUser.withPassword("pfpam-slow", Self.password)
+        defer { user.retire() }
+        let vault = try TestVault()
+        try vault.mount(for: user)
+        // The real daemon's socket steps aside; one run by root answers in its place, as a
+        // daemon whose status waits on another user's item work: never.
+        let name = SHA256.hash(Array(vault.mountpoint.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() + ".sock"
+        let held = "/run/protfs/" + name + ".held"
+        #expect(rename("/run/protfs/" + name, held) == 0)
+        defer { rename(held, "/run/protfs/" + name) }
+        let stack = try PamStack(configuration: ["* *"], options: ["timeout=2"])
+        let capture = stack.root + "/requests"
+        let daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        daemon.arguments = [CommandRunner.scriptPath("hostile-daemon.py"), "/run/protfs/" + name, "slow-status", capture]
+        try daemon.run()
+        defer {
+            kill(daemon.processIdentifier, SIGKILL)
+            daemon.waitUntilExit()
+            unlink("/run/protfs/" + name)
+        }
+        for _ in 0..<200 where access("/run/protfs/" + name, F_OK) != 0 { usleep(50_000) }
+        let session = stack.pamtester(user, ["open_session", "close_session"])
+        #expect(session.succeeded, "\(session.stderr)")
+        let requests = (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""
+        #expect(requests == "{\"request\":\"lock\",\"mode\":\"now\"} from uid \(user.uid)\n", "\(requests)")
+        #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): locked at the last logout for pfpam-slow") },
+                "\(stack.wholeLog)")
     }
 
     @Test("lock_on_logout=no leaves the vault unlocked at the last logout")

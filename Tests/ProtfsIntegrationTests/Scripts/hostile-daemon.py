@@ -1,7 +1,7 @@
 """A control socket that answers every request with a hostile reply, for the PAM module's
 robustness tests (run as the user it claims to serve).
 
-Usage: hostile-daemon.py SOCKET MODE (until killed). MODE:
+Usage: hostile-daemon.py SOCKET MODE [CAPTURE] (until killed). MODE:
   garbage    a plausible length, then random bytes
   huge       a length of 4 GiB - 1
   zero       a length of 0
@@ -10,6 +10,9 @@ Usage: hostile-daemon.py SOCKET MODE (until killed). MODE:
   escapes    JSON full of escapes, unterminated strings and nesting
   silent     reads and never answers
   close      closes at once
+  slow-status  never answers a status (as a daemon whose status waits on item work); answers
+             any other request with done, and appends "REQUEST from uid N" (N: its peer's
+             uid) to CAPTURE
 """
 import os
 import random
@@ -54,7 +57,12 @@ while True:
             client.sendall(frame('{"reply":"failure","exitCode":"x","message":"\\u0000\\n' + "\x01" * 500 + '"'))
     elif mode == "escapes":
         client.sendall(frame('{"reply\\":"status":"\\' + '[' * 5000 + '"state":"\\u12'))
-    elif mode == "silent":
+    elif mode == "silent" or (mode == "slow-status" and b'"status"' in request):
         held.append(client)
         continue
+    elif mode == "slow-status":
+        _, peer_uid, _ = struct.unpack("3i", client.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+        with open(sys.argv[3], "a") as capture:
+            capture.write("%s from uid %d\n" % (request[8:].split(b"\0")[0].decode(errors="replace"), peer_uid))
+        client.sendall(frame('{"reply":"done"}'))
     client.close()
