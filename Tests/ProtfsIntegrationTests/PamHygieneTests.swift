@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import ProtfsCrypto
 import Testing
 
 /// What pam_protfs leaves behind inside a login: no password anywhere outside the socket,
@@ -77,28 +76,20 @@ struct PamHygieneTests {
         try vault.mount(for: user)
         // The real daemon's socket steps aside; the user's own "daemon" answers in its place,
         // where a user's daemon serves (/run/user/UID/protfs), as the user.
-        let name = SHA256.hash(Array(vault.mountpoint.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() + ".sock"
-        let held = "/run/protfs/" + name + ".held"
-        #expect(rename("/run/protfs/" + name, held) == 0)
-        defer { rename(held, "/run/protfs/" + name) }
+        let aside = try SocketAside(vault)
         let runtime = "/run/user/\(user.uid)/protfs"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: "/run/user/\(user.uid)") }
         #expect(chown(runtime, user.uid, user.gid) == 0)
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        daemon.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "/usr/bin/python3",
-                            CommandRunner.scriptPath("hostile-daemon.py"), runtime + "/" + name, mode]
-        try daemon.run()
-        defer { kill(daemon.processIdentifier, SIGKILL) }
-        for _ in 0..<200 where access(runtime + "/" + name, F_OK) != 0 { usleep(50_000) }
+        let daemon = try StandInDaemon(socket: runtime + "/" + vault.controlSocketName, mode: mode, as: user)
         let stack = try PamStack(configuration: ["* *"], options: ["timeout=2"])
         let login = stack.pamtester(user, ["authenticate"], input: TestVault.passcode + "\n",
                                     wrapper: ["valgrind", "--quiet", "--error-exitcode=99", "--leak-check=full",
                                               "--errors-for-leak-kinds=definite,indirect", "--track-fds=no"], timeout: 300)
         #expect(login.succeeded, "\(login.status): \(login.stderr)")
         #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): not ") }, "the module says why: \(stack.wholeLog)")
-        #expect(rename(held, "/run/protfs/" + name) == 0)
+        aside.restore()
         #expect(try vault.state() == .beforeFirstUnlock)
+        withExtendedLifetime(daemon) {}
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import ProtfsCrypto
 import Testing
 
 /// pam_protfs through real PAM stacks (`PamStack`: pam_unix, pam_deny, pam_permit, then the
@@ -113,7 +112,7 @@ struct PamModuleTests {
         try vault.mount(for: user)
         // Non-root FUSE mounts are closed on this machine (/dev/fuse is root's), so the
         // root daemon's socket is moved where a user's daemon would put it: it keeps serving.
-        let name = SHA256.hash(Array(vault.mountpoint.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() + ".sock"
+        let name = vault.controlSocketName
         let runtime = "/run/user/\(user.uid)/protfs"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: "/run/user/\(user.uid)") }

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import ProtfsCrypto
 import Testing
 
 /// pam_protfs's sessions through real PAM stacks: each session holds a reference in its PAM
@@ -70,28 +69,17 @@ struct PamSessionTests {
         try vault.mount(for: user)
         // The real daemon's socket steps aside; one run by root answers in its place, as a
         // daemon whose status waits on another user's item work: never.
-        let name = SHA256.hash(Array(vault.mountpoint.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() + ".sock"
-        let held = "/run/protfs/" + name + ".held"
-        #expect(rename("/run/protfs/" + name, held) == 0)
-        defer { rename(held, "/run/protfs/" + name) }
+        let aside = try SocketAside(vault)
         let stack = try PamStack(configuration: ["* *"], options: ["timeout=2"])
         let capture = stack.root + "/requests"
-        let daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        daemon.arguments = [CommandRunner.scriptPath("hostile-daemon.py"), "/run/protfs/" + name, "slow-status", capture]
-        try daemon.run()
-        defer {
-            kill(daemon.processIdentifier, SIGKILL)
-            daemon.waitUntilExit()
-            unlink("/run/protfs/" + name)
-        }
-        for _ in 0..<200 where access("/run/protfs/" + name, F_OK) != 0 { usleep(50_000) }
+        let daemon = try StandInDaemon(socket: vault.systemControlSocket, mode: "slow-status", capture: capture)
         let session = stack.pamtester(user, ["open_session", "close_session"])
         #expect(session.succeeded, "\(session.stderr)")
         let requests = (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""
         #expect(requests == "{\"request\":\"lock\",\"mode\":\"now\"} from uid \(user.uid)\n", "\(requests)")
         #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): locked at the last logout for pfpam-slow") },
                 "\(stack.wholeLog)")
+        withExtendedLifetime(daemon) { aside.restore() }
     }
 
     @Test("lock_on_logout=no leaves the vault unlocked at the last logout")
