@@ -95,7 +95,7 @@ static bool begin(struct stage *stage, pam_handle_t *pamh, int argc, const char 
     }
     stage->uid = entry->pw_uid;
     if (with_vaults)
-        pp_vault_list_read(pamh, stage->options.configuration, stage->user, &stage->vaults);
+        pp_vault_list_read(pamh, stage->options.configuration, stage->user, stage->uid, &stage->vaults);
     return true;
 }
 
@@ -310,7 +310,7 @@ EXPORTED int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const
     if (last < 0)
         pam_syslog(pamh, LOG_ERR, "the sessions of %s cannot be told, so its vaults are left as they are: %s", stage.user, why);
     if (last == 1 && stage.options.lock_on_logout) {
-        pp_vault_list_read(pamh, stage.options.configuration, stage.user, &stage.vaults);
+        pp_vault_list_read(pamh, stage.options.configuration, stage.user, stage.uid, &stage.vaults);
         static const char *const lockable[] = {"unlocked", "locking", NULL};
         act_on_vaults(&stage, lockable, false, true, "{\"request\":\"lock\",\"mode\":\"now\"}", NULL, 0,
                       "locked at the last logout", "not locked");

@@ -103,7 +103,10 @@ final class TestVault {
     var daemonOutput: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
 
     static func isMounted(_ path: String) -> Bool {
-        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return false }
+        // Read to the end: String(contentsOfFile:) stops after the first page of a /proc
+        // file (its size says 0), and a table with many mounts is longer.
+        guard let data = try? FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/mounts")).readToEnd() else { return false }
+        let mounts = String(decoding: data, as: UTF8.self)
         return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
     }
 

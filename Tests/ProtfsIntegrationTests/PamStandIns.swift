@@ -58,3 +58,33 @@ final class StandInDaemon {
         process.waitUntilExit()
     }
 }
+
+/// FUSE mounts nobody answers (`Scripts/unanswered-fuse-mounts.py`), made as `uid`'s
+/// fusermount3 would make them: decoys in the mount table, or a mount that hangs whoever
+/// looks inside. Ended (ENOTCONN for anyone waiting) and detached at deinit, or ended by
+/// themselves after `seconds`.
+final class UnansweredFuseMounts {
+    private let process = Process()
+    private let mountpoints: [String]
+
+    init(uid: uid_t, mountpoints: [String], seconds: Int = 300) throws {
+        self.mountpoints = mountpoints
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [CommandRunner.scriptPath("unanswered-fuse-mounts.py"), String(uid), String(seconds)] + mountpoints
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        // "ready" once every mount is made; the end of the pipe if the script failed.
+        let said = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard said.hasPrefix("ready") else { throw TestFailure("the unanswered FUSE mounts were not made") }
+    }
+
+    /// Whether the connections are still held (nothing has ended them yet).
+    var holding: Bool { process.isRunning }
+
+    deinit {
+        kill(process.processIdentifier, SIGKILL)  // its descriptors close: the connections end
+        process.waitUntilExit()
+        for point in mountpoints { umount2(point, Int32(MNT_DETACH)) }
+    }
+}
