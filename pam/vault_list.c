@@ -101,7 +101,7 @@ void pp_vault_list_free(struct pp_vault_list *list)
  * the kernel's table:
  * nothing here touches a mount itself, which would be a request to its daemon and could
  * hang on a stopped one. */
-static void add_mounts(pam_handle_t *pamh, struct pp_vault_list *list, uid_t user, const char *wanted)
+static void add_mounts(pam_handle_t *pamh, struct pp_vault_list *list, uid_t user, const char *wanted, bool only_if_owned)
 {
     FILE *table = fopen("/proc/self/mountinfo", "re");
     if (table == NULL) {
@@ -116,7 +116,7 @@ static void add_mounts(pam_handle_t *pamh, struct pp_vault_list *list, uid_t use
         if (mountpoint == NULL || (wanted != NULL && strcmp(mountpoint, wanted) != 0))
             continue;
         found = true;
-        add(pamh, list, mountpoint, wanted == NULL);
+        add(pamh, list, mountpoint, only_if_owned);
     }
     free(line);
     fclose(table);
@@ -185,10 +185,11 @@ void pp_vault_list_read(pam_handle_t *pamh, const char *path, const char *user, 
             pam_syslog(pamh, LOG_ERR, "%s:%d ignored: expected USER MOUNTPOINT", path, number);
             continue;
         }
-        if (strcmp(who, "*") != 0 && strcmp(who, user) != 0)
+        bool everyone = strcmp(who, "*") == 0;
+        if (!everyone && strcmp(who, user) != 0)
             continue;
         if (strcmp(where, "*") == 0) {
-            add_mounts(pamh, list, uid, NULL);
+            add_mounts(pamh, list, uid, NULL, true);
             continue;
         }
         char mountpoint[PATH_MAX];
@@ -196,7 +197,9 @@ void pp_vault_list_read(pam_handle_t *pamh, const char *path, const char *user, 
             pam_syslog(pamh, LOG_WARNING, "%s: left alone: its parent directory cannot be resolved", where);
             continue;
         }
-        add_mounts(pamh, list, uid, mountpoint);
+        /* `* /MOUNTPOINT`: that vault for its owner only. Every other user's password would
+         * count as a wrong passcode there, and their logins would give the owner the delays. */
+        add_mounts(pamh, list, uid, mountpoint, everyone);
     }
     free(line);
     fclose(file);

@@ -1,6 +1,6 @@
 /* Which vaults a user's password is for: /etc/protfs/pam.conf (pam_protfs(8)), one
- * `USER MOUNTPOINT` a line, `*` as USER for every user and as MOUNTPOINT for "the vaults
- * this user owns", matched against the protfs mounts the kernel lists that root or the user
+ * `USER MOUNTPOINT` a line, `*` as USER for "every user, for the vaults they own" and as
+ * MOUNTPOINT for "the vaults this user owns", matched against the protfs mounts the kernel lists that root or the user
  * made. */
 #ifndef PROTFS_PAM_VAULT_LIST_H
 #define PROTFS_PAM_VAULT_LIST_H
@@ -17,7 +17,7 @@
 
 struct pp_vault {
     char *mountpoint;
-    /* From `*`: acted on only when its daemon says the user owns it. */
+    /* From `*` (as USER or MOUNTPOINT): acted on only when its daemon says the user owns it. */
     bool only_if_owned;
 };
 

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 
 /// What a local user can put in pam_protfs's way through the mount table: FUSE mounts of
-/// their own that look like vaults (docs/LOGIN.md).
+/// their own that look like vaults, or that hang whoever looks inside (docs/LOGIN.md).
 @Suite(.enabled(if: geteuid() == 0, "accounts, /etc/pam.d and mounts for others need root"))
 struct PamHostileMountTests {
     static let password = TestVault.passcode
@@ -17,7 +17,7 @@ struct PamHostileMountTests {
         let points = (0..<40).map { directory + "/\($0)" }
         for point in points { try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true) }
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let decoys = try UnansweredFuseMounts(uid: other.uid, mountpoints: points)
+        let decoys = try UnansweredFuseMounts(by: other, mountpoints: points)
         let vault = try TestVault()
         try vault.mount(for: owner)
         let stack = try PamStack(configuration: ["* *"])
@@ -29,5 +29,37 @@ struct PamHostileMountTests {
         #expect(try vault.state() == .locked)
         #expect(stack.moduleLog.allSatisfy { !$0.contains(directory) }, "the decoys are never asked: \(stack.moduleLog)")
         withExtendedLifetime(decoys) {}
+    }
+
+    @Test("a FUSE mount nobody answers over /run/user/UID/protfs: the user's screen locker goes on without looking inside it, and says why")
+    func aHangingRuntimeMount() throws {
+        let user = try TestUser.withPassword("pfpam-hung", Self.password)
+        defer { user.retire() }
+        let vault = try TestVault()
+        try vault.mount(for: user)
+        // No socket in /run/protfs, so the module looks in the user's runtime directory.
+        let aside = try SocketAside(vault)
+        let runtime = try user.makeRuntimeSocketDirectory()
+        let hung: UnansweredFuseMounts
+        do { hung = try UnansweredFuseMounts(by: user, mountpoints: [runtime], seconds: 90) } catch {
+            try? FileManager.default.removeItem(atPath: "/run/user/\(user.uid)")
+            throw error
+        }
+        defer {
+            hung.end()  // before anything looks inside
+            try? FileManager.default.removeItem(atPath: "/run/user/\(user.uid)")
+        }
+        let stack = try PamStack(configuration: ["* *"], options: ["timeout=2"])
+        // As the user's screen locker runs: wholly as the user, the one uid the mount lets in
+        // (without allow_other FUSE refuses every other, root included). The runner's
+        // deadline (60 s) only keeps a hang from hanging the tests: the mount holds for 90 s,
+        // so a login that waited on it ends only after the runner gives up.
+        let login = stack.pamtester(user, ["authenticate"], input: Self.password + "\n",
+                                    wrapper: ["setpriv", "--reuid=\(user.uid)", "--regid=\(user.gid)", "--init-groups"], timeout: 60)
+        #expect(login.succeeded, "\(login.status): \(login.stderr)")
+        #expect(hung.holding, "the mount was still unanswered when the login ended: nothing waited on it")
+        #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): ") && $0.contains("which a mount covers") },
+                "\(stack.wholeLog)")
+        aside.restore()
     }
 }

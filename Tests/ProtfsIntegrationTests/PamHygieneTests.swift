@@ -67,8 +67,8 @@ struct PamHygieneTests {
                 && log.contains { $0.contains("/nonexistent/vault") }, "\(stack.wholeLog)")
     }
 
-    @Test("hostile replies from a daemon the user runs (garbage, bad lengths, lies, escapes, silence): the login succeeds, valgrind clean",
-          arguments: ["garbage", "huge", "zero", "truncated", "lies", "escapes", "silent", "close"])
+    @Test("hostile replies from a daemon the user runs (garbage, bad lengths, lies, forged log lines, escapes, silence): the login succeeds, valgrind clean, only printable bytes logged",
+          arguments: ["garbage", "huge", "zero", "truncated", "lies", "forged", "escapes", "silent", "close"])
     func hostileReplies(_ mode: String) throws {
         let user = try TestUser.withPassword("pfpam-hostile-\(mode.prefix(6))", TestVault.passcode)
         defer { user.retire() }
@@ -77,10 +77,8 @@ struct PamHygieneTests {
         // The real daemon's socket steps aside; the user's own "daemon" answers in its place,
         // where a user's daemon serves (/run/user/UID/protfs), as the user.
         let aside = try SocketAside(vault)
-        let runtime = "/run/user/\(user.uid)/protfs"
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        let runtime = try user.makeRuntimeSocketDirectory()
         defer { try? FileManager.default.removeItem(atPath: "/run/user/\(user.uid)") }
-        #expect(chown(runtime, user.uid, user.gid) == 0)
         let daemon = try StandInDaemon(socket: runtime + "/" + vault.controlSocketName, mode: mode, as: user)
         let stack = try PamStack(configuration: ["* *"], options: ["timeout=2"])
         let login = stack.pamtester(user, ["authenticate"], input: TestVault.passcode + "\n",
@@ -88,6 +86,7 @@ struct PamHygieneTests {
                                               "--errors-for-leak-kinds=definite,indirect", "--track-fds=no"], timeout: 300)
         #expect(login.succeeded, "\(login.status): \(login.stderr)")
         #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): not ") }, "the module says why: \(stack.wholeLog)")
+        #expect(!stack.wholeLog.split(separator: "\n").contains { $0.hasPrefix("FORGED") }, "a line forged: \(stack.wholeLog)")
         aside.restore()
         #expect(try vault.state() == .beforeFirstUnlock)
         withExtendedLifetime(daemon) {}

@@ -169,4 +169,24 @@ struct PamModuleTests {
         #expect(status["state"] as? String == "unlocked", "the other user's last logout: \(status)")
         #expect(stack.moduleLog.allSatisfy { !$0.contains(vault.mountpoint) }, "\(stack.moduleLog)")
     }
+
+    @Test("a `* /MOUNTPOINT` line is that vault for its owner: other users' logins send it nothing and burn none of its attempts")
+    func aStarLineIsForTheOwnerOnly() throws {
+        let owner = try TestUser.withPassword("pfpam-starowner", Self.password)
+        defer { owner.retire() }
+        let other = try TestUser.withPassword("pfpam-starother", "another login password 9")
+        defer { other.retire() }
+        let vault = try TestVault()
+        try vault.mount(for: owner)
+        let stack = try PamStack(configuration: ["* \(vault.mountpoint)"])
+        for _ in 0..<3 {
+            let login = stack.pamtester(other, ["authenticate"], input: "another login password 9\n")
+            #expect(login.succeeded, "\(login.stderr)")
+        }
+        let status = try vault.status()
+        #expect(status["state"] as? String == "beforeFirstUnlock" && status["failedAttempts"] as? Int == 0, "\(status)")
+        let login = stack.pamtester(owner, ["authenticate"], input: Self.password + "\n")
+        #expect(login.succeeded, "\(login.stderr)")
+        #expect(try vault.state() == .unlocked, "the owner's password still unlocks: \(stack.wholeLog)")
+    }
 }

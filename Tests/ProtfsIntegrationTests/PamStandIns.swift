@@ -13,6 +13,17 @@ extension TestVault {
     var systemControlSocket: String { "/run/protfs/" + controlSocketName }
 }
 
+extension TestUser {
+    /// `/run/user/UID/protfs`, the user's, where a daemon the user runs serves; the caller
+    /// removes `/run/user/UID`.
+    func makeRuntimeSocketDirectory() throws -> String {
+        let runtime = "/run/user/\(uid)/protfs"
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
+        guard chown(runtime, uid, gid) == 0 else { throw TestFailure("cannot give \(runtime) to \(name)") }
+        return runtime
+    }
+}
+
 /// The real daemon's socket moved out of the way while a test's own daemon answers in its
 /// place, and back at `restore()` or deinit (the unmount needs it).
 final class SocketAside {
@@ -59,18 +70,20 @@ final class StandInDaemon {
     }
 }
 
-/// FUSE mounts nobody answers (`Scripts/unanswered-fuse-mounts.py`), made as `uid`'s
+/// FUSE mounts nobody answers (`Scripts/unanswered-fuse-mounts.py`), made as `user`'s
 /// fusermount3 would make them: decoys in the mount table, or a mount that hangs whoever
 /// looks inside. Ended (ENOTCONN for anyone waiting) and detached at deinit, or ended by
 /// themselves after `seconds`.
 final class UnansweredFuseMounts {
     private let process = Process()
     private let mountpoints: [String]
+    private var ended = false
 
-    init(uid: uid_t, mountpoints: [String], seconds: Int = 300) throws {
+    init(by user: TestUser, mountpoints: [String], seconds: Int = 300) throws {
         self.mountpoints = mountpoints
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [CommandRunner.scriptPath("unanswered-fuse-mounts.py"), String(uid), String(seconds)] + mountpoints
+        process.arguments = [CommandRunner.scriptPath("unanswered-fuse-mounts.py"), String(user.uid), String(user.gid),
+                             String(seconds)] + mountpoints
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -82,9 +95,14 @@ final class UnansweredFuseMounts {
     /// Whether the connections are still held (nothing has ended them yet).
     var holding: Bool { process.isRunning }
 
-    deinit {
+    /// Ends the connections (whoever waits gets ENOTCONN) and detaches the mounts.
+    func end() {
+        guard !ended else { return }
+        ended = true
         kill(process.processIdentifier, SIGKILL)  // its descriptors close: the connections end
         process.waitUntilExit()
         for point in mountpoints { umount2(point, Int32(MNT_DETACH)) }
     }
+
+    deinit { end() }
 }

@@ -8,6 +8,7 @@ Usage: hostile-daemon.py SOCKET MODE [CAPTURE] (until killed). MODE:
   truncated  a length, then half the JSON, then the end of the connection
   lies       a status that says the vault is locked and the user's, then a malformed unlock reply
   escapes    JSON full of escapes, unterminated strings and nesting
+  forged     a reply whose kind and state hold raw newlines, each followed by a forged log line
   silent     reads and never answers
   close      closes at once
   slow-status  never answers a status (as a daemon whose status waits on item work); answers
@@ -55,6 +56,9 @@ while True:
             client.sendall(frame('{"reply":"status","status":{"state":"locked","owner":%d,"passcodeSet":true}}' % uid))
         else:
             client.sendall(frame('{"reply":"failure","exitCode":"x","message":"\\u0000\\n' + "\x01" * 500 + '"'))
+    elif mode == "forged":
+        client.sendall(frame('{"reply":"status\nFORGED pam_protfs(login:auth): /home: unlocked",'
+                             '"status":{"state":"locked\nFORGED state","owner":%d,"passcodeSet":true}}' % uid))
     elif mode == "escapes":
         client.sendall(frame('{"reply\\":"status":"\\' + '[' * 5000 + '"state":"\\u12'))
     elif mode == "silent" or (mode == "slow-status" and b'"status"' in request):
