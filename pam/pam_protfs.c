@@ -1,7 +1,8 @@
 /* pam_protfs: the login password is the protfs vault's passcode (pam_protfs(8),
  * docs/LOGIN.md). auth unlocks the user's vaults with PAM_AUTHTOK once the stack has
  * authenticated the user; session holds a reference for each session of the user and locks
- * the vaults when the last one closes; password changes the vaults' passcode with the login password.
+ * the vaults when the last one closes; password changes the vaults' passcode with the login
+ * password.
  *
  * It never decides a login: every stage returns PAM_IGNORE, so the stack's own result
  * stands; every wait is bounded by `timeout`; every failure is logged (syslog, the mount
@@ -9,9 +10,9 @@
  * from there to the daemon's socket: the module never copies it, so no copy of it outlives
  * the call. */
 #include <limits.h>
-#include <stdint.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,7 +309,8 @@ EXPORTED int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const
     char why[256] = "";
     int last = pp_session_none_held(stage.uid, why, sizeof why);
     if (last < 0)
-        pam_syslog(pamh, LOG_ERR, "the sessions of %s cannot be told, so its vaults are left as they are: %s", stage.user, why);
+        pam_syslog(pamh, LOG_ERR, "cannot tell whether other sessions of %s are open, so its vaults are left as they are: %s",
+                   stage.user, why);
     if (last == 1 && stage.options.lock_on_logout) {
         pp_vault_list_read(pamh, stage.options.configuration, stage.user, stage.uid, &stage.vaults);
         static const char *const lockable[] = {"unlocked", "locking", NULL};
