@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "reply_json.h"
+#include "socket_place.h"
 
 #define MAXIMUM_SECRET_LENGTH 4096
 #define MAXIMUM_HEADER_LENGTH 65536
@@ -35,42 +36,52 @@ static void finish(struct pp_call *call, enum pp_outcome outcome)
     if (call->fd >= 0)
         close(call->fd);
     call->fd = -1;
+    if (call->socket_fd >= 0)
+        close(call->socket_fd);
+    call->socket_fd = -1;
     free(call->json);
     call->json = NULL;
 }
 
-/* DIRECTORY/<first 8 bytes of SHA-256 of the mount point, in hex>.sock */
-static bool socket_path(const char *directory, const char *mountpoint, char *out, size_t size)
+/* <first 8 bytes of SHA-256 of the mount point, in hex>.sock */
+static void socket_name(const char *mountpoint, char out[22])
 {
     unsigned char digest[crypto_hash_sha256_BYTES];
     crypto_hash_sha256(digest, (const unsigned char *)mountpoint, strlen(mountpoint));
-    char name[17];
     for (int i = 0; i < 8; i++)
-        snprintf(name + 2 * i, 3, "%02x", digest[i]);
-    int written = snprintf(out, size, "%s/%s.sock", directory, name);
-    return written > 0 && (size_t)written < size;
+        snprintf(out + 2 * i, 3, "%02x", digest[i]);
+    memcpy(out + 16, ".sock", 6);
 }
 
 /* The socket of a daemon this user may trust with the password: a socket owned by root in
- * the system directory, or by the user or root in the user's runtime directory. */
+ * the system directory, or by the user or root in the user's runtime directory, each reached
+ * without crossing a mount (socket_place.h). */
 static bool find_daemon(struct pp_call *call, const char *mountpoint, uid_t user)
 {
-    char user_directory[64];
-    snprintf(user_directory, sizeof user_directory, "/run/user/%u/protfs", (unsigned)user);
-    const char *directories[2] = {PP_SYSTEM_SOCKET_DIRECTORY, user_directory};
+    char name[22], user_base[32], relative[32];
+    socket_name(mountpoint, name);
+    snprintf(user_base, sizeof user_base, "/run/user/%u", (unsigned)user);
+    const char *bases[2] = {PP_SYSTEM_SOCKET_DIRECTORY, user_base};
+    bool blocked = false;
     for (int i = 0; i < 2; i++) {
-        if (!socket_path(directories[i], mountpoint, call->socket_path, sizeof call->socket_path))
-            continue;
+        snprintf(relative, sizeof relative, "%s%s", i == 0 ? "" : "protfs/", name);
+        snprintf(call->socket_path, sizeof call->socket_path, "%s/%s", bases[i], relative);
+        int fd = pp_socket_place_open(bases[i], relative);
+        blocked |= fd < 0 && errno == EXDEV;
         struct stat st;
-        if (lstat(call->socket_path, &st) != 0 || !S_ISSOCK(st.st_mode))
+        if (fd < 0 || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode) || (st.st_uid != 0 && (i == 0 || st.st_uid != user))) {
+            if (fd >= 0)
+                close(fd);
             continue;
+        }
+        call->socket_fd = fd;
+        call->in_system_directory = i == 0;
         call->allowed[0] = 0;
         call->allowed[1] = i == 0 ? 0 : user;
-        if (st.st_uid == call->allowed[0] || st.st_uid == call->allowed[1])
-            return true;
+        return true;
     }
-    snprintf(call->why, sizeof call->why, "no protfs daemon serves it (no control socket in %s or %s)",
-             PP_SYSTEM_SOCKET_DIRECTORY, user_directory);
+    snprintf(call->why, sizeof call->why, "no protfs daemon serves it (no control socket in %s or %s/protfs%s)",
+             PP_SYSTEM_SOCKET_DIRECTORY, user_base, blocked ? ", which a mount covers: it is not looked into" : "");
     return false;
 }
 
@@ -79,6 +90,7 @@ void pp_call_prepare(struct pp_call *call, const char *mountpoint, uid_t user, c
 {
     memset(call, 0, sizeof *call);
     call->fd = -1;
+    call->socket_fd = -1;
     call->phase = CONNECTING;
     size_t header_length = strlen(header);
     if (secret_count > PP_MAXIMUM_SECRETS || header_length == 0 || header_length > MAXIMUM_HEADER_LENGTH) {
@@ -111,11 +123,35 @@ void pp_call_prepare(struct pp_call *call, const char *mountpoint, uid_t user, c
     }
 }
 
+void pp_call_as_user(struct pp_call *call, uid_t user)
+{
+    call->connect_as = user;
+}
+
 void pp_call_skip(struct pp_call *call)
 {
     memset(call, 0, sizeof *call);
     call->fd = -1;
+    call->socket_fd = -1;
     finish(call, PP_NOT_ASKED);
+}
+
+/* connect(2) with `uid` as the effective uid (which SO_PEERCRED reports) when the module
+ * runs as root and `uid` is not root; the saved uid stays root, so root comes back at once. */
+static int connect_as(int fd, const struct sockaddr_un *address, uid_t uid)
+{
+    if (uid == 0 || geteuid() != 0)
+        return connect(fd, (const struct sockaddr *)address, sizeof *address);
+    if (setresuid((uid_t)-1, uid, (uid_t)-1) != 0)
+        return -1;
+    int result = connect(fd, (const struct sockaddr *)address, sizeof *address);
+    int error = errno;
+    if (setresuid((uid_t)-1, 0, (uid_t)-1) != 0) { /* cannot happen: the saved uid is root's */
+        result = -1;
+        error = EPERM;
+    }
+    errno = error;
+    return result;
 }
 
 /* Connects without waiting (a full backlog is a busy daemon, not a reason to hold a login)
@@ -128,10 +164,15 @@ static void connect_call(struct pp_call *call)
         finish(call, PP_BROKEN);
         return;
     }
+    /* The system directory is root's: no user can mount there. In the user's runtime
+     * directory, the socket found is the one connected to, through its descriptor, so no
+     * mount made since is crossed. */
     struct sockaddr_un address = {.sun_family = AF_UNIX};
-    memcpy(address.sun_path, call->socket_path, sizeof address.sun_path);
-    address.sun_path[sizeof address.sun_path - 1] = '\0';
-    if (connect(call->fd, (struct sockaddr *)&address, sizeof address) != 0) {
+    if (call->in_system_directory)
+        snprintf(address.sun_path, sizeof address.sun_path, "%s", call->socket_path);
+    else
+        snprintf(address.sun_path, sizeof address.sun_path, "/proc/self/fd/%d", call->socket_fd);
+    if (connect_as(call->fd, &address, call->in_system_directory ? call->connect_as : 0) != 0) {
         int error = errno;
         bool absent = error == ENOENT || error == ECONNREFUSED;
         snprintf(call->why, sizeof call->why, absent ? "no protfs daemon answers on %s" : "cannot connect to %s: %s",
@@ -211,9 +252,6 @@ static void parse_reply(const char *json, size_t length, struct pp_reply *reply)
     if (pp_json_scalar(json, length, "exitCode", number, sizeof number))
         reply->exit_code = atoi(number);
     pp_json_scalar(json, length, "message", reply->message, sizeof reply->message);
-    for (char *c = reply->message; *c; c++)
-        if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
-            *c = '?';
 }
 
 /* Takes the call as far as it goes without waiting; the events it waits for next (0 when

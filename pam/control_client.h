@@ -8,6 +8,7 @@
 #ifndef PROTFS_PAM_CONTROL_CLIENT_H
 #define PROTFS_PAM_CONTROL_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -23,14 +24,15 @@ struct pp_secret {
     size_t length;
 };
 
-/* What a reply said: `kind` is "done", "status", "failure"...; the rest as it applies. */
+/* What a reply said: `kind` is "done", "status", "failure"...; the rest as it applies. Every
+ * string holds printable ASCII only (pp_json_scalar). */
 struct pp_reply {
     char kind[32];
     char state[32];    /* status: the lock state */
     long long owner;   /* status: the owner's uid, -1 when absent */
     int passcode_set;  /* status: 1, 0, or -1 when absent */
     int exit_code;     /* failure */
-    char message[256]; /* failure, made printable */
+    char message[256]; /* failure */
 };
 
 enum pp_outcome {
@@ -50,6 +52,9 @@ struct pp_call {
     /* The request, from pp_call_prepare to pp_call_all. */
     char socket_path[108];
     uid_t allowed[2]; /* the uids the daemon's process may run as */
+    uid_t connect_as; /* the uid the daemon sees as the caller (0: the module's own) */
+    int socket_fd;    /* O_PATH descriptor of the socket found */
+    bool in_system_directory;
     struct iovec iov[2 + 2 * PP_MAXIMUM_SECRETS];
     int iov_count;
     unsigned char prefix[8];
@@ -68,6 +73,11 @@ struct pp_call {
  * no daemon serves it, the call is already finished with PP_NO_DAEMON. */
 void pp_call_prepare(struct pp_call *call, const char *mountpoint, uid_t user, const char *header,
                      const struct pp_secret *secrets, size_t secret_count);
+
+/* Connects as `user` rather than as the module's process, so that the daemon answers the
+ * request as it answers the user: a privileged request only if the user owns the vault.
+ * (A daemon in the user's runtime directory is the user's own: it is asked as before.) */
+void pp_call_as_user(struct pp_call *call, uid_t user);
 
 /* Leaves the call out of its round. */
 void pp_call_skip(struct pp_call *call);

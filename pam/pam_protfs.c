@@ -1,7 +1,8 @@
 /* pam_protfs: the login password is the protfs vault's passcode (pam_protfs(8),
  * docs/LOGIN.md). auth unlocks the user's vaults with PAM_AUTHTOK once the stack has
- * authenticated the user; session counts the user's sessions and locks the vaults when
- * the last one closes; password changes the vaults' passcode with the login password.
+ * authenticated the user; session holds a reference for each session of the user and locks
+ * the vaults when the last one closes; password changes the vaults' passcode with the login
+ * password.
  *
  * It never decides a login: every stage returns PAM_IGNORE, so the stack's own result
  * stands; every wait is bounded by `timeout`; every failure is logged (syslog, the mount
@@ -11,10 +12,12 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
@@ -22,7 +25,7 @@
 
 #include "control_client.h"
 #include "deadline.h"
-#include "session_count.h"
+#include "session_reference.h"
 #include "vault_list.h"
 
 #define EXPORTED __attribute__((visibility("default")))
@@ -93,7 +96,7 @@ static bool begin(struct stage *stage, pam_handle_t *pamh, int argc, const char 
     }
     stage->uid = entry->pw_uid;
     if (with_vaults)
-        pp_vault_list_read(pamh, stage->options.configuration, stage->user, &stage->vaults);
+        pp_vault_list_read(pamh, stage->options.configuration, stage->user, stage->uid, &stage->vaults);
     return true;
 }
 
@@ -123,9 +126,16 @@ static bool in_state(const struct pp_reply *status, const char *const *states)
     return false;
 }
 
-/* One round: `header` (with `secrets`) to each vault `chosen`, all at once, within the
- * stage's `timeout`. NULL (logged) when out of memory. */
-static struct pp_call *round_of(const struct stage *stage, const bool *chosen, const char *header,
+/* Who a round's request to one vault goes from, if it goes. */
+enum sender {
+    NOBODY,
+    MODULE, /* the module's process (root, in a login) */
+    USER,   /* connected as the user: the daemon acts only if the user owns the vault */
+};
+
+/* One round: `header` (with `secrets`) to each vault as `senders` says, all at once, within
+ * the stage's `timeout`. NULL (logged) when out of memory. */
+static struct pp_call *round_of(const struct stage *stage, const enum sender *senders, const char *header,
                                 const struct pp_secret *secrets, size_t secret_count)
 {
     struct pp_call *calls = calloc(stage->vaults.count, sizeof *calls);
@@ -134,10 +144,13 @@ static struct pp_call *round_of(const struct stage *stage, const bool *chosen, c
         return NULL;
     }
     for (size_t i = 0; i < stage->vaults.count; i++) {
-        if (chosen[i])
-            pp_call_prepare(&calls[i], stage->vaults.vaults[i].mountpoint, stage->uid, header, secrets, secret_count);
-        else
+        if (senders[i] == NOBODY) {
             pp_call_skip(&calls[i]);
+            continue;
+        }
+        pp_call_prepare(&calls[i], stage->vaults.vaults[i].mountpoint, stage->uid, header, secrets, secret_count);
+        if (senders[i] == USER)
+            pp_call_as_user(&calls[i], stage->uid);
     }
     struct pp_deadline deadline = pp_deadline_after(stage->options.timeout_seconds * 1000);
     pp_call_all(calls, stage->vaults.count, &deadline);
@@ -163,36 +176,45 @@ static bool replied(const struct stage *stage, size_t vault, const struct pp_cal
 
 /* Asks every vault's state (one round), then sends `header` with `secrets` (a second
  * round) to those this stage acts on: named by the configuration, or (`*`) owned by the
- * user; in one of `states`; with a passcode when `needs_passcode`. Logs each outcome: `done`
- * on success, `not_done` with the reason otherwise. At most two rounds of `timeout`. */
-static void act_on_vaults(const struct stage *stage, const char *const *states, bool needs_passcode, const char *header,
-                          const struct pp_secret *secrets, size_t secret_count, const char *done, const char *not_done)
+ * user; in one of `states`; with a passcode when `needs_passcode`. `even_unanswered`: a vault
+ * whose status did not come in time gets the request too (safe for a lock only), connected as
+ * the user for `*`, so that its daemon locks only a vault the user owns. Logs each outcome:
+ * `done` on success, `not_done` with the reason otherwise. At most two rounds of `timeout`. */
+static void act_on_vaults(const struct stage *stage, const char *const *states, bool needs_passcode, bool even_unanswered,
+                          const char *header, const struct pp_secret *secrets, size_t secret_count, const char *done,
+                          const char *not_done)
 {
-    bool chosen[PP_MAXIMUM_VAULTS];
+    enum sender senders[PP_MAXIMUM_VAULTS];
     if (stage->vaults.count == 0)
         return;
     for (size_t i = 0; i < stage->vaults.count; i++)
-        chosen[i] = true;
-    struct pp_call *calls = round_of(stage, chosen, "{\"request\":\"status\"}", NULL, 0);
+        senders[i] = MODULE;
+    struct pp_call *calls = round_of(stage, senders, "{\"request\":\"status\"}", NULL, 0);
     if (calls == NULL)
         return;
     size_t count = 0;
     for (size_t i = 0; i < stage->vaults.count; i++) {
         const struct pp_vault *vault = &stage->vaults.vaults[i];
         const struct pp_reply *status = &calls[i].reply;
-        chosen[i] = replied(stage, i, &calls[i], "status", not_done)
-                    && (!vault->only_if_owned || status->owner == (long long)stage->uid) && in_state(status, states);
-        if (chosen[i] && needs_passcode && status->passcode_set != 1) {
-            log_vault(stage, LOG_NOTICE, vault, not_done, "the vault has no passcode");
-            chosen[i] = false;
+        if (even_unanswered && calls[i].outcome == PP_TIMED_OUT) {
+            log_vault(stage, LOG_WARNING, vault, "no status in time", "the request goes anyway");
+            senders[i] = vault->only_if_owned ? USER : MODULE;
+        } else {
+            bool chosen = replied(stage, i, &calls[i], "status", not_done)
+                          && (!vault->only_if_owned || status->owner == (long long)stage->uid) && in_state(status, states);
+            if (chosen && needs_passcode && status->passcode_set != 1) {
+                log_vault(stage, LOG_NOTICE, vault, not_done, "the vault has no passcode");
+                chosen = false;
+            }
+            senders[i] = chosen ? MODULE : NOBODY;
         }
-        count += chosen[i];
+        count += senders[i] != NOBODY;
     }
     free(calls);
-    if (count == 0 || (calls = round_of(stage, chosen, header, secrets, secret_count)) == NULL)
+    if (count == 0 || (calls = round_of(stage, senders, header, secrets, secret_count)) == NULL)
         return;
     for (size_t i = 0; i < stage->vaults.count; i++)
-        if (chosen[i] && replied(stage, i, &calls[i], "done", not_done))
+        if (senders[i] != NOBODY && replied(stage, i, &calls[i], "done", not_done))
             log_vault(stage, LOG_INFO, &stage->vaults.vaults[i], done, "");
     free(calls);
 }
@@ -211,7 +233,7 @@ EXPORTED int pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc, const 
     if (password != NULL) {
         const struct pp_secret secret = {password, strlen(password)};
         static const char *const unlockable[] = {"locked", "beforeFirstUnlock", "locking", NULL};
-        act_on_vaults(&stage, unlockable, true, "{\"request\":\"unlock\"}", &secret, 1, "unlocked", "not unlocked");
+        act_on_vaults(&stage, unlockable, true, false, "{\"request\":\"unlock\"}", &secret, 1, "unlocked", "not unlocked");
     }
     pp_vault_list_free(&stage.vaults);
     return PAM_IGNORE;
@@ -223,42 +245,79 @@ EXPORTED int pam_sm_setcred(pam_handle_t *pamh, int flags, int argc, const char 
     return PAM_IGNORE;
 }
 
-/* Adds `change` to the user's session count; the new count, or -1 (logged). */
-static long count_sessions(const struct stage *stage, int change)
+/* The name of the session's reference in the PAM data (per uid: PAM_USER may change
+ * between the stages of one handle). */
+static void reference_name(const struct stage *stage, char *out, size_t size)
 {
-    char why[256] = "";
-    struct pp_deadline deadline = pp_deadline_after(stage->options.timeout_seconds * 1000);
-    long count = pp_sessions_change(stage->uid, change, &deadline, why, sizeof why);
-    if (count < 0)
-        pam_syslog(stage->pamh, LOG_ERR, "the session of %s is not counted%s: %s", stage->user,
-                   change < 0 ? ", so its vaults are left as they are" : "", why);
-    return count;
+    snprintf(out, size, "pam_protfs-session-%u", (unsigned)stage->uid);
 }
 
+/* Closes the reference when the session closes, when pam_end ends a session whose opening
+ * failed later in the stack, or when the data is replaced. A forked child closing its copy
+ * (PAM_DATA_SILENT) gives nothing back: the share lasts until the last copy closes. */
+static void release_reference(pam_handle_t *pamh, void *data, int error_status)
+{
+    (void)pamh, (void)error_status;
+    close((int)(intptr_t)data - 1);
+}
+
+/* open_session: the session takes a share of the user's sessions and keeps it in its PAM
+ * data, so the share lasts exactly as long as the session (pam_protfs(8)). */
 EXPORTED int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     (void)flags;
     struct stage stage;
     if (!begin(&stage, pamh, argc, argv, false))
         return PAM_IGNORE;
-    count_sessions(&stage, +1);
+    char name[64];
+    reference_name(&stage, name, sizeof name);
+    const void *held = NULL;
+    if (pam_get_data(pamh, name, &held) == PAM_SUCCESS && held != NULL)
+        return PAM_IGNORE; /* opened twice in one handle: one session */
+    char why[256] = "";
+    struct pp_deadline deadline = pp_deadline_after(stage.options.timeout_seconds * 1000);
+    int fd = pp_session_hold(stage.uid, &deadline, why, sizeof why);
+    if (fd < 0) {
+        pam_syslog(pamh, LOG_ERR, "the session of %s is not counted: %s", stage.user, why);
+        return PAM_IGNORE;
+    }
+    if (pam_set_data(pamh, name, (void *)(intptr_t)(fd + 1), release_reference) != PAM_SUCCESS) {
+        close(fd);
+        pam_syslog(pamh, LOG_ERR, "the session of %s is not counted: PAM cannot keep its reference", stage.user);
+    }
     return PAM_IGNORE;
 }
 
-/* The last session of the user closes: lock the user's vaults now (no grace: the user has
- * gone), unless lock_on_logout=no. */
+/* close_session: gives the session's share back; when no share of the user is left, this was
+ * the last session: lock the user's vaults now (no grace: the user has gone), unless
+ * lock_on_logout=no. A handle that holds no reference (its opening was not counted) locks
+ * nothing. */
 EXPORTED int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
     (void)flags;
     struct stage stage;
-    if (!begin(&stage, pamh, argc, argv, true))
+    if (!begin(&stage, pamh, argc, argv, false))
         return PAM_IGNORE;
-    if (count_sessions(&stage, -1) == 0 && stage.options.lock_on_logout) {
-        static const char *const lockable[] = {"unlocked", "locking", NULL};
-        act_on_vaults(&stage, lockable, false, "{\"request\":\"lock\",\"mode\":\"now\"}", NULL, 0,
-                      "locked at the last logout", "not locked");
+    char name[64];
+    reference_name(&stage, name, sizeof name);
+    const void *held = NULL;
+    if (pam_get_data(pamh, name, &held) != PAM_SUCCESS || held == NULL) {
+        pam_syslog(pamh, LOG_DEBUG, "no session of %s was counted here: its vaults are left as they are", stage.user);
+        return PAM_IGNORE;
     }
-    pp_vault_list_free(&stage.vaults);
+    pam_set_data(pamh, name, NULL, NULL); /* releases the share (release_reference) */
+    char why[256] = "";
+    int last = pp_session_none_held(stage.uid, why, sizeof why);
+    if (last < 0)
+        pam_syslog(pamh, LOG_ERR, "cannot tell whether other sessions of %s are open, so its vaults are left as they are: %s",
+                   stage.user, why);
+    if (last == 1 && stage.options.lock_on_logout) {
+        pp_vault_list_read(pamh, stage.options.configuration, stage.user, stage.uid, &stage.vaults);
+        static const char *const lockable[] = {"unlocked", "locking", NULL};
+        act_on_vaults(&stage, lockable, false, true, "{\"request\":\"lock\",\"mode\":\"now\"}", NULL, 0,
+                      "locked at the last logout", "not locked");
+        pp_vault_list_free(&stage.vaults);
+    }
     return PAM_IGNORE;
 }
 
@@ -282,7 +341,7 @@ EXPORTED int pam_sm_chauthtok(pam_handle_t *pamh, int flags, int argc, const cha
     } else if (old_password != NULL && new_password != NULL) {
         const struct pp_secret secrets[2] = {{old_password, strlen(old_password)}, {new_password, strlen(new_password)}};
         static const char *const any[] = {"beforeFirstUnlock", "unlocked", "locking", "locked", NULL};
-        act_on_vaults(&stage, any, true, "{\"request\":\"passwd\"}", secrets, 2,
+        act_on_vaults(&stage, any, true, false, "{\"request\":\"passwd\"}", secrets, 2,
                       "passcode changed with the login password", "passcode not changed");
     }
     pp_vault_list_free(&stage.vaults);

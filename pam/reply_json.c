@@ -41,6 +41,14 @@ static void copy_string(const char *json, size_t end, size_t at, char *out, size
     out[n] = '\0';
 }
 
+/* Makes `out` printable ASCII, '?' for any other byte. */
+static void printable(char *out)
+{
+    for (; *out; out++)
+        if ((unsigned char)*out < 0x20 || (unsigned char)*out > 0x7e)
+            *out = '?';
+}
+
 bool pp_json_scalar(const char *json, size_t length, const char *key, char *out, size_t size)
 {
     size_t key_length = strlen(key);
@@ -66,6 +74,7 @@ bool pp_json_scalar(const char *json, size_t length, const char *key, char *out,
             if (value_end > length || json[value_end - 1] != '"' || value_end - value < 2)
                 return false;
             copy_string(json, value_end, value, out, size);
+            printable(out);
             return true;
         }
         if (json[value] == '{' || json[value] == '[')
@@ -74,6 +83,7 @@ bool pp_json_scalar(const char *json, size_t length, const char *key, char *out,
         while (value < length && n + 1 < size && strchr(",}] \t\r\n", json[value]) == NULL)
             out[n++] = json[value++];
         out[n] = '\0';
+        printable(out);
         return n > 0;
     }
     return false;

@@ -8,8 +8,10 @@
 #include <stddef.h>
 
 /* Copies the value of the first member named `key` (a string without its quotes and with
- * escapes reduced to one printable byte, or a number or literal as written) into `out`,
- * NUL-terminated and truncated to `size`. False when there is no such member. */
+ * escapes reduced to one byte, or a number or literal as written) into `out`, NUL-terminated
+ * and truncated to `size`, every byte outside printable ASCII made '?': the module logs these
+ * values, and a raw newline or control byte would forge lines in the auth log. False when
+ * there is no such member. */
 bool pp_json_scalar(const char *json, size_t length, const char *key, char *out, size_t size);
 
 #endif

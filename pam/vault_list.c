@@ -32,9 +32,22 @@ static void unescape(char *field)
     *out = '\0';
 }
 
-/* The mount point of a /proc/self/mountinfo line when it is a protfs mount, else NULL:
- * `id parent major:minor root MOUNTPOINT options [optional...] - TYPE source options`. */
-static char *protfs_mountpoint(char *line)
+/* The uid that made a FUSE mount, from its super options (`user_id=N`, which the kernel
+ * sets from fusermount's real uid: no user can claim another's); -1 when absent. */
+static long long mounting_uid(char *options)
+{
+    char *save = NULL;
+    for (char *option = strtok_r(options, ",\n", &save); option; option = strtok_r(NULL, ",\n", &save))
+        if (strncmp(option, "user_id=", 8) == 0 && option[8] >= '0' && option[8] <= '9')
+            return strtoll(option + 8, NULL, 10);
+    return -1;
+}
+
+/* The mount point of a /proc/self/mountinfo line when it is a protfs mount made by root or
+ * by `user`, else NULL: `id parent major:minor root MOUNTPOINT options [optional...] - TYPE
+ * source super-options`. A `fuse.protfs` mount any other user made (`-o subtype=protfs`) is
+ * a decoy: no daemon this user may trust serves it. */
+static char *protfs_mountpoint(char *line, uid_t user)
 {
     char *fields[5];
     char *save = NULL;
@@ -47,7 +60,11 @@ static char *protfs_mountpoint(char *line)
     while ((field = strtok_r(NULL, " \n", &save)) != NULL && strcmp(field, "-") != 0)
         ;
     char *type = field ? strtok_r(NULL, " \n", &save) : NULL;
-    if (type == NULL || strcmp(type, PROTFS_TYPE) != 0)
+    if (type == NULL || strcmp(type, PROTFS_TYPE) != 0 || strtok_r(NULL, " \n", &save) == NULL)
+        return NULL;
+    char *options = strtok_r(NULL, " \n", &save);
+    long long made_by = options ? mounting_uid(options) : -1;
+    if (made_by != 0 && made_by != (long long)user)
         return NULL;
     unescape(fields[4]);
     return fields[4];
@@ -80,10 +97,11 @@ void pp_vault_list_free(struct pp_vault_list *list)
     list->count = 0;
 }
 
-/* Every protfs mount (`*`), or the one at `wanted` (canonical), from the kernel's table:
+/* Every protfs mount made by root or `user` (`*`), or the one at `wanted` (canonical), from
+ * the kernel's table:
  * nothing here touches a mount itself, which would be a request to its daemon and could
  * hang on a stopped one. */
-static void add_mounts(pam_handle_t *pamh, struct pp_vault_list *list, const char *wanted)
+static void add_mounts(pam_handle_t *pamh, struct pp_vault_list *list, uid_t user, const char *wanted, bool only_if_owned)
 {
     FILE *table = fopen("/proc/self/mountinfo", "re");
     if (table == NULL) {
@@ -94,11 +112,11 @@ static void add_mounts(pam_handle_t *pamh, struct pp_vault_list *list, const cha
     size_t capacity = 0;
     bool found = false;
     while (getline(&line, &capacity, table) > 0) {
-        const char *mountpoint = protfs_mountpoint(line);
+        const char *mountpoint = protfs_mountpoint(line, user);
         if (mountpoint == NULL || (wanted != NULL && strcmp(mountpoint, wanted) != 0))
             continue;
         found = true;
-        add(pamh, list, mountpoint, wanted == NULL);
+        add(pamh, list, mountpoint, only_if_owned);
     }
     free(line);
     fclose(table);
@@ -149,7 +167,7 @@ static FILE *open_configuration(pam_handle_t *pamh, const char *path)
     return file;
 }
 
-void pp_vault_list_read(pam_handle_t *pamh, const char *path, const char *user, struct pp_vault_list *list)
+void pp_vault_list_read(pam_handle_t *pamh, const char *path, const char *user, uid_t uid, struct pp_vault_list *list)
 {
     list->count = 0;
     FILE *file = open_configuration(pamh, path);
@@ -167,10 +185,11 @@ void pp_vault_list_read(pam_handle_t *pamh, const char *path, const char *user, 
             pam_syslog(pamh, LOG_ERR, "%s:%d ignored: expected USER MOUNTPOINT", path, number);
             continue;
         }
-        if (strcmp(who, "*") != 0 && strcmp(who, user) != 0)
+        bool everyone = strcmp(who, "*") == 0;
+        if (!everyone && strcmp(who, user) != 0)
             continue;
         if (strcmp(where, "*") == 0) {
-            add_mounts(pamh, list, NULL);
+            add_mounts(pamh, list, uid, NULL, true);
             continue;
         }
         char mountpoint[PATH_MAX];
@@ -178,7 +197,9 @@ void pp_vault_list_read(pam_handle_t *pamh, const char *path, const char *user, 
             pam_syslog(pamh, LOG_WARNING, "%s: left alone: its parent directory cannot be resolved", where);
             continue;
         }
-        add_mounts(pamh, list, mountpoint);
+        /* `* /MOUNTPOINT`: that vault for its owner only. Every other user's password would
+         * count as a wrong passcode there, and their logins would give the owner the delays. */
+        add_mounts(pamh, list, uid, mountpoint, everyone);
     }
     free(line);
     fclose(file);

@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import ProtfsCrypto
 import Testing
 
 /// pam_protfs through real PAM stacks (`PamStack`: pam_unix, pam_deny, pam_permit, then the
@@ -60,37 +59,6 @@ struct PamModuleTests {
                 "\(stack.wholeLog)")
     }
 
-    @Test("two sessions opened and one closed leave the vault unlocked; the last close locks it now")
-    func theLastLogoutLocks() throws {
-        let user = try TestUser.withPassword("pfpam-sessions", Self.password)
-        defer { user.retire() }
-        let vault = try TestVault()
-        try vault.mount(for: user, options: ["grace=600"])
-        let stack = try PamStack(configuration: ["* *"])
-        // Each pamtester is one login: the first stays open (its process ends without closing).
-        #expect(stack.pamtester(user, ["authenticate", "open_session"], input: Self.password + "\n").succeeded)
-        #expect(try vault.state() == .unlocked)
-        let second = stack.pamtester(user, ["authenticate", "open_session", "close_session"], input: Self.password + "\n")
-        #expect(second.succeeded, "\(second.stderr)")
-        #expect(try vault.state() == .unlocked, "one session is still open")
-        let last = stack.pamtester(user, ["close_session"])
-        #expect(last.succeeded, "\(last.stderr)")
-        #expect(try vault.state() == .locked, "the last close locks with no grace, though the mount's is 600 s")
-        #expect(stack.moduleLog.contains { $0.contains("\(vault.mountpoint): locked at the last logout for pfpam-sessions") })
-    }
-
-    @Test("lock_on_logout=no leaves the vault unlocked at the last logout")
-    func lockOnLogoutNo() throws {
-        let user = try TestUser.withPassword("pfpam-stay", Self.password)
-        defer { user.retire() }
-        let vault = try TestVault()
-        try vault.mount(for: user)
-        let stack = try PamStack(configuration: ["* *"], options: ["lock_on_logout=no"])
-        let login = stack.pamtester(user, ["authenticate", "open_session", "close_session"], input: Self.password + "\n")
-        #expect(login.succeeded, "\(login.stderr)")
-        #expect(try vault.state() == .unlocked)
-    }
-
     @Test("passwd changes the vault's passcode with the login password: the old one is refused after, the new one unlocks")
     func passwdChangesThePasscode() throws {
         let user = try TestUser.withPassword("pfpam-passwd", Self.password)
@@ -144,7 +112,7 @@ struct PamModuleTests {
         try vault.mount(for: user)
         // Non-root FUSE mounts are closed on this machine (/dev/fuse is root's), so the
         // root daemon's socket is moved where a user's daemon would put it: it keeps serving.
-        let name = SHA256.hash(Array(vault.mountpoint.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined() + ".sock"
+        let name = vault.controlSocketName
         let runtime = "/run/user/\(user.uid)/protfs"
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: "/run/user/\(user.uid)") }
@@ -200,5 +168,25 @@ struct PamModuleTests {
         status = try vault.status()
         #expect(status["state"] as? String == "unlocked", "the other user's last logout: \(status)")
         #expect(stack.moduleLog.allSatisfy { !$0.contains(vault.mountpoint) }, "\(stack.moduleLog)")
+    }
+
+    @Test("a `* /MOUNTPOINT` line is that vault for its owner: other users' logins send it nothing and burn none of its attempts")
+    func aStarLineIsForTheOwnerOnly() throws {
+        let owner = try TestUser.withPassword("pfpam-starowner", Self.password)
+        defer { owner.retire() }
+        let other = try TestUser.withPassword("pfpam-starother", "another login password 9")
+        defer { other.retire() }
+        let vault = try TestVault()
+        try vault.mount(for: owner)
+        let stack = try PamStack(configuration: ["* \(vault.mountpoint)"])
+        for _ in 0..<3 {
+            let login = stack.pamtester(other, ["authenticate"], input: "another login password 9\n")
+            #expect(login.succeeded, "\(login.stderr)")
+        }
+        let status = try vault.status()
+        #expect(status["state"] as? String == "beforeFirstUnlock" && status["failedAttempts"] as? Int == 0, "\(status)")
+        let login = stack.pamtester(owner, ["authenticate"], input: Self.password + "\n")
+        #expect(login.succeeded, "\(login.stderr)")
+        #expect(try vault.state() == .unlocked, "the owner's password still unlocks: \(stack.wholeLog)")
     }
 }

@@ -32,8 +32,9 @@ final class PamStack {
     var logPath: String { root + "/syslog" }
 
     /// `lines`: the configuration (`USER MOUNTPOINT`); `options`: the module's, besides
-    /// `config=`.
-    init(configuration lines: [String], options: [String] = []) throws {
+    /// `config=`; `sessionTail`: session lines after the module's (`session required pam_deny.so`);
+    /// `holdsSessions`: a last session line that lets `holdSession` keep a session open.
+    init(configuration lines: [String], options: [String] = [], sessionTail: [String] = [], holdsSessions: Bool = false) throws {
         root = NSTemporaryDirectory() + "protfs-pam-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try (lines.joined(separator: "\n") + "\n").write(toFile: configuration, atomically: true, encoding: .utf8)
@@ -41,6 +42,7 @@ final class PamStack {
         let template = try String(contentsOfFile: CommandRunner.scriptPath("pam-service.template"), encoding: .utf8)
         let filled = template.replacingOccurrences(of: "@MODULE@", with: try PamModule.path())
             .replacingOccurrences(of: "@OPTIONS@", with: (["config=\(configuration)"] + options).joined(separator: " "))
+            .replacingOccurrences(of: "@SESSION_TAIL@", with: (sessionTail + (holdsSessions ? [holdingLine] : [])).joined(separator: "\n"))
         try filled.write(toFile: "/etc/pam.d/" + service, atomically: true, encoding: .utf8)
     }
 
@@ -51,8 +53,43 @@ final class PamStack {
     func pamtester(_ user: TestUser, _ operations: [String], input: String = "", realUser: TestUser? = nil,
                    wrapper: [String] = [], timeout: TimeInterval = 60) -> CommandResult {
         let asUser = realUser.map { ["python3", CommandRunner.scriptPath("as-user-with-root.py"), String($0.uid)] } ?? []
-        return CommandRunner.run("/bin/bash", [CommandRunner.scriptPath("with-private-syslog.sh"), logPath] + asUser + wrapper
-                                 + ["pamtester", "-v", service, user.name] + operations, stdin: input, timeout: timeout)
+        return CommandRunner.run("/bin/bash", pamtesterArguments(user, operations, prefix: asUser + wrapper), stdin: input,
+                                 timeout: timeout)
+    }
+
+    private func pamtesterArguments(_ user: TestUser, _ operations: [String], prefix: [String] = []) -> [String] {
+        [CommandRunner.scriptPath("with-private-syslog.sh"), logPath] + prefix + ["pamtester", "-v", service, user.name]
+            + operations
+    }
+
+    /// The session line that keeps the next session opened open (`Scripts/hold-pam-session.sh`).
+    private var holdingLine: String {
+        "session\toptional\t\t\tpam_exec.so quiet type=open_session /bin/sh \(CommandRunner.scriptPath("hold-pam-session.sh")) \(root)"
+    }
+
+    /// One login whose session stays open, as a login's does while the user works: `pamtester`
+    /// runs `operations` and waits in `open_session` until `HeldSession.release()`. Needs a
+    /// stack made with `holdsSessions`.
+    func holdSession(_ user: TestUser, _ operations: [String], input: String) throws -> HeldSession {
+        let flag = root + "/hold"
+        _ = FileManager.default.createFile(atPath: flag, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = pamtesterArguments(user, operations)
+        let stdin = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let held = HeldSession(process: process, holding: root + "/holding")
+        for _ in 0..<600 where held.pamtesterPid == nil && process.isRunning { usleep(50_000) }
+        guard held.pamtesterPid != nil else {
+            held.release()
+            throw TestFailure("the session was not held open (is the stack made with holdsSessions?)")
+        }
+        return held
     }
 
     /// What the module logged (its lines only).
@@ -69,7 +106,36 @@ final class PamStack {
     }
 }
 
-/// A real account with a password, for pam_unix; its session count starts at zero.
+/// A login waiting in its open session (`PamStack.holdSession`).
+final class HeldSession {
+    let process: Process
+    private let holding: String
+
+    init(process: Process, holding: String) {
+        self.process = process
+        self.holding = holding
+    }
+
+    /// The pamtester process holding the session (what `kill -9` hits), once it waits.
+    var pamtesterPid: pid_t? {
+        (try? String(contentsOfFile: holding, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    /// Lets the session go on (its remaining operations run), and waits for its end.
+    @discardableResult
+    func release(timeout: TimeInterval = 60) -> Int32 {
+        unlink(holding)
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { release() } }
+}
+
+/// A real account with a password, for pam_unix; no session of it is held.
 extension TestUser {
     static func withPassword(_ name: String, _ password: String) throws -> TestUser {
         let user = try named(name)
@@ -79,10 +145,11 @@ extension TestUser {
         return user
     }
 
-    /// pam_protfs's count of this uid's sessions (a uid may be reused by a later account).
+    /// The file whose locks are this uid's sessions for pam_protfs (a uid may be reused by a
+    /// later account).
     func forgetSessions() { unlink("/run/protfs/sessions/\(uid)") }
 
-    /// After the test: the session count goes, and the password no longer opens the account
+    /// After the test: the sessions' file goes, and the password no longer opens the account
     /// (TestUser keeps its accounts; one with a known password must not stay usable).
     func retire() {
         forgetSessions()
