@@ -5,12 +5,22 @@ import Testing
 /// says of the units, and what `mount.protfs` makes of systemd's fstab options.
 @Suite("systemd units")
 struct SystemdUnitTests {
-    @Test("systemd-analyze verify finds nothing to say about protfs@.service and protfs-follow@.service")
+    @Test("systemd-analyze verify finds nothing to say about the units; protfs@.service's exposure is at most 4.0")
     func unitsVerify() {
         let built = URL(fileURLWithPath: TestVault.protfs).deletingLastPathComponent().path
         let result = CommandRunner.script("verify-units.sh", [built], timeout: 120)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
-        #expect(result.stdout.contains("units verified") && result.stdout.contains("a broken unit fails"), "\(result.stdout)")
+        #expect(result.stdout.contains("units verified") && result.stdout.contains("a broken unit fails")
+                && result.stdout.contains("exposure"), "\(result.stdout)")
+    }
+
+    @Test("protfs@.service fails for a vault with no settings file, restarts a daemon that dies, bounds its memory")
+    func failsRestartsBounds() throws {
+        let unit = try String(contentsOf: CommandRunner.packageRoot.appendingPathComponent("systemd/protfs@.service"), encoding: .utf8)
+        let lines = Set(unit.split(separator: "\n").map(String.init))
+        // A Condition skips the unit in silence (a mistyped name looks fine); an Assert fails it.
+        #expect(lines.contains("AssertPathExists=/etc/protfs/vaults/%i.conf") && !unit.contains("ConditionPathExists"))
+        #expect(lines.contains("Restart=on-failure") && lines.contains { $0.hasPrefix("MemoryMax=") })
     }
 
     @Test("an fstab line with x-systemd.automount and nofail reaches protfs mount without them")

@@ -21,9 +21,18 @@ sed "s#/usr/local/bin/#$built/#g" "$units/protfs@.service" >"$scratch/protfs@.se
 sed "s#/usr/local/bin/#$built/#g" "$units/protfs-follow@.service" >"$scratch/protfs-follow@.service"
 ln -s protfs@.service "$scratch/protfs@alice.service"
 ln -s protfs-follow@.service "$scratch/protfs-follow@home-alice-Vault.service"
+sed "s#/usr/local/bin/#$built/#g" "$units/../secret-service/protfs-secret-service.service" >"$scratch/protfs-secret-service.service"
 verify verify "$scratch/protfs@alice.service"
 verify --user verify "$scratch/protfs-follow@home-alice-Vault.service"
+verify --user verify "$scratch/protfs-secret-service.service"
 echo "units verified"
+
+# The daemon's unit is hardened without a mount namespace of its own (docs/SYSTEMD.md):
+# systemd's own score of its exposure, at most 4.0.
+score=$(systemd-analyze security --offline=yes "$scratch/protfs@alice.service" 2>&1 | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+[ -n "$score" ] || { echo "systemd-analyze security gave no score" >&2; exit 1; }
+awk -v s="$score" 'BEGIN { exit !(s <= 4.0) }' || { echo "protfs@.service exposure $score, above 4.0" >&2; exit 1; }
+echo "exposure $score"
 
 sed 's/^Type=notify$/Type=notifyy/' "$scratch/protfs@.service" >"$scratch/broken@.service"
 ln -s broken@.service "$scratch/broken@alice.service"
