@@ -208,11 +208,14 @@ public final class Follower {
 
     private func lockWithGrace(because reason: String) {
         do {
-            let before = try vault.lockWithGrace()
-            if before.state == .unlocked {
-                log("\(reason): locking \(vault.mountpoint) with its \(before.grace) s grace")
-            } else {
-                log("\(reason): \(vault.mountpoint) is already \(before.state.rawValue)")
+            switch try vault.lockWithGrace() {
+            case let after? where after.state == .locking:
+                log("\(reason): locking \(vault.mountpoint) with its \(after.grace) s grace")
+            case let after?:
+                log("\(reason): \(vault.mountpoint) is \(after.state.rawValue)")
+            case nil:
+                log("\(reason): locking \(vault.mountpoint) (its daemon did not tell its state within "
+                    + "\(FollowedVault.statusWait.components.seconds) s)")
             }
         } catch {
             log("\(reason), but \(vault.mountpoint) could not be locked: \(error.description)")
@@ -225,10 +228,14 @@ public final class Follower {
         do {
             let state = try vault.lockNow()
             let took = Duration.nanoseconds(MonotonicClock.nanoseconds() - start)
-            if state == .locked || state == .beforeFirstUnlock {
+            switch state {
+            case let state? where state == .locked || state == .beforeFirstUnlock:
                 log("the machine is going to sleep: \(vault.mountpoint) is \(state.rawValue) after \(took.wholeMilliseconds) ms")
-            } else {
+            case let state?:
                 log("the machine is going to sleep, but \(vault.mountpoint) is still \(state.rawValue)")
+            case nil:
+                log("the machine is going to sleep: \(vault.mountpoint) answered the lock after \(took.wholeMilliseconds) ms "
+                    + "(its daemon did not tell its state within \(FollowedVault.statusWait.components.seconds) s)")
             }
         } catch {
             log("the machine is going to sleep, but \(vault.mountpoint) could not be locked: \(error.description)")

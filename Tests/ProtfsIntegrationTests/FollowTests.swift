@@ -50,6 +50,9 @@ struct FollowTests {
         try run("other-user", ["\(eve.uid):\(eve.gid)"])
     }
 
+    @Test("a daemon that never answers status still gets the screen lock's and the sleep's lock")
+    func lockWithoutStatus() throws { try run("slow-status") }
+
     @Test("follow exits 0 when the mount goes away")
     func mountGone() throws { try run("gone") }
 }

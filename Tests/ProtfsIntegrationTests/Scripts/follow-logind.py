@@ -6,9 +6,10 @@
 # from anyone but logind, and malformed ones from logind, change nothing); other-user UID:GID
 # (follow run by a user who may not lock the vault: it locks nothing, and says so); spoofed
 # UID:GID (on a bus with the system bus' policy, that user forges logind's and the bus driver's
-# signals, unicast to follow and broadcast: nothing changes). Prints what it
+# signals, unicast to follow and broadcast: nothing changes); slow-status (a daemon that
+# never answers status still gets the screen lock's and the sleep's lock). Prints what it
 # saw; exits 1 with the reason on the first failure, and always stops what it started.
-import json, os, signal, subprocess, sys, time
+import hashlib, json, os, signal, subprocess, sys, time
 
 import dbus
 
@@ -168,6 +169,34 @@ def spoofed(logind, follow, follow_log, system):
     expect_state("locked")
 
 
+def slow_status(logind, follow_log):
+    # The daemon's socket steps aside for a proxy that holds every status unanswered.
+    canonical = os.path.realpath(MNT).encode()
+    sock = "/run/protfs/%s.sock" % hashlib.sha256(canonical).hexdigest()[:16]
+    real, requests = sock + ".real", os.path.join(SCRATCH, "requests.log")
+    os.rename(sock, real)
+    proxy = None
+    try:
+        proxy = subprocess.Popen(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                   "status-holding-proxy.py"), sock, real, requests])
+        wait_until(lambda: os.path.exists(sock), 20, "the proxy's socket")
+        lines = lambda: open(requests).read().split() if os.path.exists(requests) else []
+        logind.object("/org/freedesktop/login1/session/" + SESSION).Lock(dbus_interface="org.freedesktop.login1.Session")
+        wait_until(lambda: "lock" in lines(), 20, "follow's lock while status is held")
+        logind.prepare_for_sleep(True)
+        wait_until(lambda: lines().count("lock") == 2, 20, "follow's sleep lock while status is held")
+        wait_until(lambda: len(logind.inhibitors()) == 0, 20, "the inhibitor's release")
+        print("both locks sent while status went unanswered:", lines())
+    finally:
+        if proxy is not None:
+            proxy.kill()
+            proxy.wait(10)
+        if os.path.exists(sock):
+            os.unlink(sock)
+        os.rename(real, sock)
+    expect_state("locked")
+
+
 def other_user(logind, follow_log):
     # The daemon refuses their lock; follow logs the refusal, keeps following, and still lets
     # the machine sleep.
@@ -245,6 +274,8 @@ def main():
             other_user(logind, follow_log)
         elif SCENARIO == "impostor":
             impostor(logind, saver, follow_log, system)
+        elif SCENARIO == "slow-status":
+            slow_status(logind, follow_log)
         elif SCENARIO == "spoofed":
             spoofed(logind, follow, follow_log, system)
         elif SCENARIO in ("xdg-session-id", "display-session"):
