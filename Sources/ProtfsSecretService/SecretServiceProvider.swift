@@ -51,7 +51,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private var running = true
 
     public init(_ options: Options) {
-        keychain = KeychainConnection(configured: KeychainConnection.configuredMountpoint(given: options.mountpoint))
+        keychain = KeychainConnection(given: options.mountpoint)
         agent = PasscodeAgent(program: options.askpass, timeout: options.promptTimeout)
         replace = options.replace
     }

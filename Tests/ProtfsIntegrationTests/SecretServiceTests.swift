@@ -8,12 +8,12 @@ import Testing
 /// the bus name's owner is the provider's own process (secret-service-bus.sh).
 @Suite("Secret Service", .serialized)
 struct SecretServiceTests {
-    /// Runs `client` on a private bus beside `protfsctl secret-service MOUNTPOINT options`,
-    /// as `user` when given.
-    static func onBus(_ vault: TestVault, options: [String] = [], user: TestUser? = nil, environment: [String: String] = [:],
+    /// Runs `client` on a private bus beside `protfsctl secret-service MOUNTPOINT options`
+    /// (without MOUNTPOINT when `vault` is nil), as `user` when given.
+    static func onBus(_ vault: TestVault?, options: [String] = [], user: TestUser? = nil, environment: [String: String] = [:],
                       _ client: [String], timeout: TimeInterval = 120) -> CommandResult {
         let arguments = ["dbus-run-session", "--", "/bin/bash", CommandRunner.scriptPath("secret-service-bus.sh"),
-                         TestVault.protfsctl, vault.mountpoint] + options + ["--"] + client
+                         TestVault.protfsctl, vault?.mountpoint ?? ""] + options + ["--"] + client
         let launcher = user.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--init-groups", "/usr/bin/env"] }
             ?? ["/usr/bin/env"]
         return CommandRunner.run(launcher[0], Array(launcher.dropFirst()) + arguments,
@@ -84,6 +84,23 @@ struct SecretServiceTests {
         let checked = Self.onBus(vault, user: bob, ["/bin/bash", script, "check"])
         #expect(checked.succeeded && checked.stdout.hasSuffix("ok\n"), "\(checked.status): \(checked.stdout) \(checked.stderr)")
         #expect(vault.item("list", [], as: bob.uid).stdout.isEmpty)
+        #expect(vault.item("list", [], as: alice.uid).stdout.hasPrefix("private.example.com\talice\t"))
+    }
+
+    /// The review's finding: with one protfs mount, alice's, bob's secret-tool stored bob's
+    /// secrets there by default. Without a named vault, each user's own is taken, or none.
+    @Test("unnamed, the vault is the caller's own: bob's secret-tool is refused alice's vault, alice's uses it")
+    func theDefaultVaultIsTheCallersOwn() throws {
+        let alice = try TestUser.named("pfss-owner"), bob = try TestUser.named("pfss-guest")
+        let vault = try TestVault()
+        try vault.mount(options: ["owner=\(alice.name)", "allow_other"])
+        defer { try? vault.unmount() }
+        let script = CommandRunner.scriptPath("secret-service-two-users.sh")
+        let refused = Self.onBus(nil, user: bob, ["/bin/bash", script, "unowned"])
+        #expect(refused.succeeded && refused.stdout.hasSuffix("ok\n"), "\(refused.status): \(refused.stdout) \(refused.stderr)")
+        #expect(vault.item("list", [], as: bob.uid).stdout.isEmpty)
+        let stored = Self.onBus(nil, user: alice, ["/bin/bash", script, "store"])
+        #expect(stored.succeeded && stored.stdout.hasSuffix("ok\n"), "\(stored.status): \(stored.stdout) \(stored.stderr)")
         #expect(vault.item("list", [], as: alice.uid).stdout.hasPrefix("private.example.com\talice\t"))
     }
 }
