@@ -28,9 +28,11 @@ public enum ControlSocketPath {
         euid == 0 ? systemDirectory : userRuntimeDirectory()
     }
 
-    /// Where `protfsctl` looks, in order: the system directory, then the user's.
-    public static func clientDirectories() -> [String] {
-        [systemDirectory] + (userRuntimeDirectory().map { [$0] } ?? [])
+    /// Where `protfsctl` looks, in order: the system directory (root's daemons), then the
+    /// user's (the user's own daemons, or root's).
+    public static func clientDirectories() -> [ControlSocketDirectory] {
+        [ControlSocketDirectory(systemDirectory, trusting: [0], checkingDirectories: false)]
+            + (userRuntimeDirectory().map { [ControlSocketDirectory($0, trusting: [getuid(), 0])] } ?? [])
     }
 
     /// The mount point as the daemon names it: `realpath`, or, when the mount is dead or
