@@ -103,4 +103,30 @@ struct SecretServiceTests {
         #expect(stored.succeeded && stored.stdout.hasSuffix("ok\n"), "\(stored.status): \(stored.stdout) \(stored.stderr)")
         #expect(vault.item("list", [], as: alice.uid).stdout.hasPrefix("private.example.com\talice\t"))
     }
+
+    /// The review's finding: 200 runs of one prompt started 201 agent processes.
+    @Test("a prompt runs once: 200 runs of it start one agent, and it completes unlocked once")
+    func aPromptRunsOnce() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let scratch = vault.root.appendingPathComponent("prompt").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: vault.passcodeFile, toPath: scratch + "/passcode")
+        let run = Self.onBus(vault, options: ["--askpass", CommandRunner.scriptPath("counting-askpass.sh"), "--prompt-timeout", "60"],
+                             environment: ["PROMPT_SCRATCH": scratch],
+                             ["/bin/bash", CommandRunner.scriptPath("secret-service-repeated-prompt.sh"), TestVault.protfsctl,
+                              vault.mountpoint, CommandRunner.scriptPath("secret-service-repeated-prompt.py")])
+        #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
+    }
+
+    /// The review's finding: any client could stop the provider with a NameLost of its own.
+    @Test("a NameLost forged by another client, to the provider or to all, does not stop it")
+    func forgedNameLostIsIgnored() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let run = Self.onBus(vault, ["/usr/bin/python3", CommandRunner.scriptPath("secret-service-forged-namelost.py")])
+        #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
+    }
 }
