@@ -8,7 +8,8 @@ import ProtfsSystem
 /// directory, that directory and its parent belong to one and are closed to others' writes:
 /// otherwise whoever could write there (a user whose runtime directory root's
 /// `XDG_RUNTIME_DIR` names, say) would collect it. Only root can make a socket or a server
-/// of root's, so `/run/protfs` needs no more.
+/// of root's, so `/run/protfs` needs no more, except in a user namespace that shows root as
+/// the overflow uid, like every other unmapped uid (`ControlSocketPath.rootAsSeen`).
 public struct ControlSocketDirectory: Sendable, Equatable {
     public let path: String
     public let trusted: [uid_t]

@@ -79,7 +79,7 @@ struct ListedMount: Encodable {
         let usual = ControlSocketPath.clientDirectories()
         guard let uid = mount.mountingUser, uid != 0 else { return usual }
         let users = "/run/user/\(uid)/protfs"
-        return usual.contains { $0.path == users } ? usual : usual + [ControlSocketDirectory(users, trusting: [uid, 0])]
+        return usual.contains { $0.path == users } ? usual : usual + [ControlSocketDirectory(users, trusting: [uid, ControlSocketPath.rootAsSeen()])]
     }
 
     private enum CodingKeys: String, CodingKey {
