@@ -11,8 +11,9 @@ public enum ProtfsKeychain {
 
     /// The keychain vault's mount point for this process, chosen in code; when nil (the
     /// default), `SecItem*` use the mount point in the `PROTFS_KEYCHAIN` environment
-    /// variable, else the only protfs mount on the machine, else return
-    /// `errSecNotAvailable`. Setting it is safe from any thread, unlike `setenv`.
+    /// variable, else the first line of `~/.config/protfs/keychain`, else the caller's only
+    /// vault (a mount whose owner is this uid), else return `errSecNotAvailable`. Setting it
+    /// is safe from any thread, unlike `setenv`.
     public static var mountpoint: String? {
         get { chosen.withLock { $0 } }
         set { chosen.withLock { $0 = newValue } }
@@ -22,14 +23,12 @@ public enum ProtfsKeychain {
 /// The keychain vault's daemon, and the item requests `SecItem*` make of it for the calling
 /// user (the daemon learns the uid from the socket).
 struct KeychainVault {
-    /// Names the keychain vault's mount point.
-    static let environmentVariable = "PROTFS_KEYCHAIN"
-
     let client: ControlClient
 
-    /// The mount chosen in code or in `PROTFS_KEYCHAIN`, else the only protfs mount;
-    /// `errSecNotAvailable` when neither names a live daemon (with why on standard error,
-    /// once per reason: a status alone cannot say it).
+    /// The mount chosen in code, else as every Swift client chooses (`KeychainChoice`:
+    /// `PROTFS_KEYCHAIN`, `~/.config/protfs/keychain`, else the caller's only vault);
+    /// `errSecNotAvailable` when none names a live daemon (with why on standard error, once
+    /// per reason: a status alone cannot say it).
     static func find() throws(KeychainStatus) -> KeychainVault {
         let mountpoint: String
         switch choice() {
@@ -46,35 +45,8 @@ struct KeychainVault {
         }
     }
 
-    /// The keychain vault's mount point, or why there is none.
-    enum Choice: Equatable {
-        case found(String)
-        case none(String)
-    }
-
-    static func choice() -> Choice {
-        choice(named: ProtfsKeychain.mountpoint ?? ProcessInfo.processInfo.environment[environmentVariable],
-               mounts: MountTable.protfsMountPoints(), holding: ProtfsLocation.mountpoint(holding:))
-    }
-
-    /// The keychain vault's mount point: the protfs mount holding the path named (when not
-    /// empty: a mount point or any path inside one), else the only protfs mount. A named
-    /// path is never replaced by another mount.
-    static func choice(named: String?, mounts: [String], holding: (String) -> String?) -> Choice {
-        if let named, !named.isEmpty {
-            guard let mountpoint = holding(named) else {
-                return .none("\(environmentVariable) (or ProtfsKeychain.mountpoint) names \(named), which is on no protfs mount")
-            }
-            return .found(mountpoint)
-        }
-        let distinct = Set(mounts).sorted()
-        switch distinct.count {
-        case 1: return .found(distinct[0])
-        case 0: return .none("there is no protfs mount on this machine, and \(environmentVariable) is not set")
-        default:
-            return .none("there are \(distinct.count) protfs mounts (\(distinct.joined(separator: ", "))) and "
-                         + "\(environmentVariable) is not set; set it (or ProtfsKeychain.mountpoint) to the keychain vault's mount point")
-        }
+    static func choice() -> KeychainChoice {
+        KeychainChoice.current(given: ProtfsKeychain.mountpoint, givenSource: "ProtfsKeychain.mountpoint")
     }
 
     func add(_ item: ItemAttributes, secret: Data) throws(KeychainStatus) {

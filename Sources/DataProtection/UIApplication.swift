@@ -4,7 +4,7 @@ import Synchronization
 /// UIKit's names for protected data, so that iOS code using them compiles and works
 /// unchanged: `UIApplication.shared.isProtectedDataAvailable` and the two notifications,
 /// for the keychain vault (found as `SecItem*` find it: `ProtfsKeychain.mountpoint`,
-/// `PROTFS_KEYCHAIN`, else the only protfs mount).
+/// `PROTFS_KEYCHAIN`, `~/.config/protfs/keychain`, else the caller's only vault).
 ///
 /// The notifications are posted to `NotificationCenter.default` without the program creating
 /// anything: naming either one (as an observer does) starts following the keychain vault's

@@ -23,34 +23,45 @@ public enum WatchLine: Sendable, Equatable, CustomStringConvertible {
 public struct ControlClient: Sendable {
     /// The mount point as the daemon names it.
     public let mountpoint: String
-    /// The sockets that may serve it, in the order they are tried.
-    let candidates: [String]
-    private let directories: [String]
+    /// The sockets that may serve it, in the order they are tried, with the uids trusted there.
+    let candidates: [(path: String, directory: ControlSocketDirectory)]
+    private let directories: [ControlSocketDirectory]
 
     /// Finds the daemon's socket without connecting (so that `passwd` can say "no daemon"
-    /// before it asks for passcodes); exit 6 when there is none.
-    /// The daemon of the vault mounted at `mountpoint`, or, when no daemon serves that path,
-    /// of the protfs mount that holds it (a path inside a vault names its vault).
-    public init(mountpoint: String, directories: [String] = ControlSocketPath.clientDirectories()) throws(ControlFailure) {
+    /// before it asks for passcodes); exit 6 when there is none, a failure saying why when
+    /// the only sockets there are in places or of owners this user may not trust. When no
+    /// daemon serves `mountpoint` itself, the protfs mount that holds it is asked (a path
+    /// inside a vault names its vault).
+    public init(mountpoint: String, directories: [ControlSocketDirectory] = ControlSocketPath.clientDirectories())
+        throws(ControlFailure) {
         let canonical = ControlSocketPath.canonicalMountpoint(mountpoint)
-        var found = Self.sockets(for: canonical, in: directories)
-        if found.isEmpty, let holder = MountTable.protfsMountPoint(containing: canonical) {
-            found = Self.sockets(for: holder, in: directories)
-            self.mountpoint = holder
-        } else {
-            self.mountpoint = canonical
+        var (found, distrust) = Self.sockets(for: canonical, in: directories)
+        var named = canonical
+        if found.isEmpty, distrust == nil, let holder = MountTable.protfsMountPoint(containing: canonical) {
+            (found, distrust) = Self.sockets(for: holder, in: directories)
+            named = holder
         }
+        self.mountpoint = named
         self.directories = directories
         candidates = found
+        if candidates.isEmpty, let distrust { throw Self.untrusted(named, distrust) }
         guard !candidates.isEmpty else { throw Self.noDaemon(canonical, directories) }
     }
 
-    private static func sockets(for mountpoint: String, in directories: [String]) -> [String] {
+    /// The trusted sockets for `mountpoint` in `directories`, and why the first untrusted one
+    /// was not.
+    private static func sockets(for mountpoint: String, in directories: [ControlSocketDirectory])
+        -> (found: [(path: String, directory: ControlSocketDirectory)], distrust: String?) {
         let name = ControlSocketPath.fileName(forMountpoint: mountpoint)
-        return directories.map { $0 + "/" + name }.filter { path in
+        var found: [(path: String, directory: ControlSocketDirectory)] = []
+        var distrust: String?
+        for directory in directories {
+            let path = directory.path + "/" + name
             var st = stat()
-            return lstat(path, &st) == 0 && st.st_mode & S_IFMT == S_IFSOCK
+            guard lstat(path, &st) == 0 else { continue }
+            if let why = directory.distrust(ofSocket: path) { distrust = distrust ?? why } else { found.append((path, directory)) }
         }
+        return (found, distrust)
     }
 
     /// Sends `request` with its passcodes and returns the daemon's reply; a `failure`
@@ -110,16 +121,24 @@ public struct ControlClient: Sendable {
                        + "protfsctl and the daemon must come from the same release")
     }
 
+    /// A connection to a daemon this user may trust: nothing has been sent on it yet.
     func connect() throws(ControlFailure) -> UnixSocket {
         var refusal: Errno?
-        for path in candidates {
+        var distrust: String?
+        for (path, directory) in candidates {
+            let socket: UnixSocket
             do {
-                return try UnixSocket.connected(to: path)
+                socket = try UnixSocket.connected(to: path)
             } catch {
                 // A stale socket (ECONNREFUSED) or one removed meanwhile: try the next.
                 if error.rawValue != ECONNREFUSED && error.rawValue != ENOENT { refusal = refusal ?? error }
+                continue
             }
+            guard let why = directory.distrust(ofPeer: socket, at: path) else { return socket }
+            socket.close()
+            distrust = distrust ?? why
         }
+        if let distrust { throw Self.untrusted(mountpoint, distrust) }
         if let refusal {
             throw ControlFailure(.failure, "cannot connect to the protfs daemon of \(mountpoint): \(refusal)")
         }
@@ -147,8 +166,12 @@ public struct ControlClient: Sendable {
         }
     }
 
-    private static func noDaemon(_ mountpoint: String, _ places: [String]) -> ControlFailure {
-        ControlFailure(.notFound, "no protfs daemon serves \(mountpoint) (looked in \(places.joined(separator: " and "))); "
+    private static func untrusted(_ mountpoint: String, _ why: String) -> ControlFailure {
+        ControlFailure(.failure, "nothing was sent to the protfs daemon of \(mountpoint): \(why)")
+    }
+
+    private static func noDaemon(_ mountpoint: String, _ places: [ControlSocketDirectory]) -> ControlFailure {
+        ControlFailure(.notFound, "no protfs daemon serves \(mountpoint) (looked in \(places.map(\.path).joined(separator: " and "))); "
                        + "mount it with 'protfs mount BACKING \(mountpoint)'")
     }
 }

@@ -28,9 +28,41 @@ public enum ControlSocketPath {
         euid == 0 ? systemDirectory : userRuntimeDirectory()
     }
 
-    /// Where `protfsctl` looks, in order: the system directory, then the user's.
-    public static func clientDirectories() -> [String] {
-        [systemDirectory] + (userRuntimeDirectory().map { [$0] } ?? [])
+    /// Where `protfsctl` looks, in order: the system directory (root's daemons), then the
+    /// user's (the user's own daemons, or root's).
+    public static func clientDirectories() -> [ControlSocketDirectory] {
+        let root = rootAsSeen()
+        // Where root shows as the overflow uid, so does every other unmapped uid: then only
+        // the directories (root's /run, not writable by others) tell root's socket apart.
+        return [ControlSocketDirectory(systemDirectory, trusting: [root], checkingDirectories: root != 0)]
+            + (userRuntimeDirectory().map { [ControlSocketDirectory($0, trusting: [getuid(), root])] } ?? [])
+    }
+
+    /// The machine's root as this process sees it: 0, or, in a user namespace (`unshare
+    /// -Ur`), the uid root maps to there, else the kernel's overflow uid that every unmapped
+    /// uid shows as (in owners and in `SO_PEERCRED`).
+    public static func rootAsSeen() -> uid_t {
+        for line in procText("/proc/self/uid_map").split(separator: "\n") {
+            let fields = line.split(separator: " ").compactMap { UInt64($0) }
+            guard fields.count == 3 else { continue }
+            if fields[1] == 0 && fields[2] > 0 { return uid_t(fields[0]) }
+        }
+        return procText("/proc/sys/kernel/overflowuid").split(separator: "\n").first.flatMap { uid_t($0) } ?? 65534
+    }
+
+    /// A small file of /proc (its size reads as 0, so it is read until the end).
+    private static func procText(_ path: String) -> String {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return "" }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while bytes.count < 65536 {
+            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The mount point as the daemon names it: `realpath`, or, when the mount is dead or

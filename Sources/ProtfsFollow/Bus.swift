@@ -32,7 +32,8 @@ extension BusMessageReader where Failure == BusError {
 }
 
 /// One connection to a message bus through sd-bus. The follower owns it from one thread: it
-/// sends calls, adds signal matches, and lets `process()` hand arriving signals to `handler`.
+/// sends calls, adds signal matches, and lets `process()` hand arriving signals to `handler`
+/// with their sender, for the owner to judge.
 final class Bus {
     let kind: BusKind
     private var bus: OpaquePointer?
@@ -41,9 +42,9 @@ final class Bus {
 
     /// Connects (`DBUS_SYSTEM_BUS_ADDRESS` or `DBUS_SESSION_BUS_ADDRESS` when set, as sd-bus
     /// reads them) and says hello.
-    init(_ kind: BusKind, handler: @escaping (BusSignal) -> Void) throws(BusError) {
+    init(_ kind: BusKind, handler: @escaping (ReceivedSignal) -> Void) throws(BusError) {
         self.kind = kind
-        router = SignalRouter(handler)
+        router = SignalRouter(kind, handler)
         var connection: OpaquePointer?
         let status = kind == .system ? sd_bus_open_system(&connection) : sd_bus_open_user(&connection)
         guard status >= 0, let connection else { throw BusError("cannot connect to the \(kind.rawValue) bus", errno: status) }
@@ -60,8 +61,9 @@ final class Bus {
     var isOpen: Bool { bus.map { sd_bus_is_open($0) > 0 } ?? false }
 
     /// Delivers `member` signals of `interface` to the handler: from `sender`, on `path`, with a
-    /// first argument `arg0`, when given (the bus daemon filters, so the follower never sees
-    /// the system bus' other traffic). The values are the follower's own constants.
+    /// first argument `arg0`, when given (the bus daemon filters broadcasts, so the follower
+    /// never sees the system bus' other traffic; signals sent to this connection alone come
+    /// whatever the rule). The values are the follower's own constants.
     func match(sender: String? = nil, path: String? = nil, interface: String, member: String, arg0: String? = nil) throws(BusError) {
         var rule = "type='signal',interface='\(interface)',member='\(member)'"
         if let sender { rule += ",sender='\(sender)'" }
@@ -69,7 +71,7 @@ final class Bus {
         if let arg0 { rule += ",arg0='\(arg0)'" }
         let status = sd_bus_add_match(bus, nil, rule, { message, userdata, _ in
             guard let message, let userdata else { return 0 }
-            Unmanaged<SignalRouter>.fromOpaque(userdata).takeUnretainedValue().deliver(BusSignal(message))
+            Unmanaged<SignalRouter>.fromOpaque(userdata).takeUnretainedValue().deliver(message)
             return 0
         }, Unmanaged.passUnretained(router).toOpaque())
         guard status >= 0 else { throw BusError("cannot subscribe to \(interface).\(member)", errno: status) }
@@ -135,7 +137,11 @@ enum BusArgument {
 
 /// Hands the signals of one connection to its owner's handler.
 private final class SignalRouter {
-    let handler: (BusSignal) -> Void
-    init(_ handler: @escaping (BusSignal) -> Void) { self.handler = handler }
-    func deliver(_ signal: BusSignal) { handler(signal) }
+    let kind: BusKind
+    let handler: (ReceivedSignal) -> Void
+    init(_ kind: BusKind, _ handler: @escaping (ReceivedSignal) -> Void) {
+        self.kind = kind
+        self.handler = handler
+    }
+    func deliver(_ message: OpaquePointer) { handler(ReceivedSignal(message, on: kind)) }
 }

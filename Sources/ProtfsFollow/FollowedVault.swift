@@ -20,18 +20,24 @@ public struct FollowedVault: Sendable {
         return report
     }
 
-    /// Starts the grace period (a screen lock); the state before the request.
-    func lockWithGrace() throws(ControlFailure) -> StatusReport {
-        let before = try status()
+    /// How long the follower waits for a status it only logs: a daemon busy with other
+    /// users' requests must not hold a lock back.
+    static let statusWait = Duration.seconds(2)
+
+    /// Starts the grace period (a screen lock), then returns the state the daemon reports
+    /// afterwards, or nil when it did not tell within `statusWait`. The lock goes first and
+    /// needs no status: locking is always safe.
+    func lockWithGrace() throws(ControlFailure) -> StatusReport? {
         try perform(.lock(.normal))
-        return before
+        return try? client.status(within: Self.statusWait)
     }
 
-    /// Locks with no grace (sleep) and returns the state the daemon reports afterwards: the
-    /// daemon answers once the keys are wiped and the pages dropped.
-    func lockNow() throws(ControlFailure) -> LockState {
+    /// Locks with no grace (sleep) and returns the state the daemon reports afterwards, or nil
+    /// when it did not tell within `statusWait`: the daemon answers the lock once the keys are
+    /// wiped and the pages dropped.
+    func lockNow() throws(ControlFailure) -> LockState? {
         try perform(.lock(.now))
-        return try status().state
+        return try? client.status(within: Self.statusWait).state
     }
 
     private func perform(_ request: ControlRequest) throws(ControlFailure) {

@@ -7,7 +7,8 @@ import ProtfsSystem
 /// and before the machine sleeps (at once, holding sleep back with a logind delay inhibitor
 /// until the vault is `locked`). One thread, one poll loop over the system bus, the session
 /// bus and the daemon's event stream; buses and logind that go away are reached again with
-/// a backoff. Returns when the mount goes away.
+/// a backoff. Returns when the mount goes away. Obeys only broadcasts whose sender may say
+/// them: logind's current unique name, the bus driver, the user's own session bus.
 public final class Follower {
     private let vault: FollowedVault
     private let explicitSession: String?
@@ -20,11 +21,14 @@ public final class Follower {
     private var sessionRetry = Retry()
     /// Whether logind answered since the system bus connected (or logind restarted).
     private var logindAttached = false
+    /// logind's unique name on the system bus (`GetNameOwner`, then the driver's
+    /// `NameOwnerChanged`): the only sender whose logind signals are obeyed.
+    private var logindOwner: String?
     private var logindRetry = Retry()
     private var sessionPath: String?
     private var lockedHint = false
     private var inhibitor = SleepInhibitor()
-    private var pending: [BusSignal] = []
+    private var pending: [ReceivedSignal] = []
     /// Becomes readable when the daemon's event stream ends.
     private var streamEnded: (read: Int32, write: Int32) = (-1, -1)
 
@@ -71,7 +75,7 @@ public final class Follower {
     private func connectSystem() {
         do {
             let bus = try Bus(.system) { [unowned self] in pending.append($0) }
-            try bus.match(sender: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            try bus.match(sender: BusDriver.name, path: BusDriver.path, interface: BusDriver.name,
                           member: "NameOwnerChanged", arg0: Logind.name)
             if triggers.contains(.sleep) {
                 try bus.match(sender: Logind.name, path: Logind.managerPath, interface: Logind.managerInterface, member: "PrepareForSleep")
@@ -98,6 +102,8 @@ public final class Follower {
     private func attachLogind() {
         guard let system else { return }
         do {
+            // Asked after the matches are in place, so that a restart in between is seen.
+            logindOwner = try BusDriver.owner(of: Logind.name, on: system)
             if triggers.contains(.screenLock) {
                 let (path, how) = try Logind.session(on: system, explicit: explicitSession)
                 sessionPath = path
@@ -133,6 +139,7 @@ public final class Follower {
             bus.close()
             system = nil
             logindAttached = false
+            logindOwner = nil
             // The inhibitor's descriptor is worth nothing without the connection we took it on.
             inhibitor.release()
             systemRetry.failed(log, "the system bus went away")
@@ -142,7 +149,26 @@ public final class Follower {
             session = nil
             sessionRetry.failed(log, "the session bus went away")
         }
-        while !pending.isEmpty { handle(pending.removeFirst()) }
+        while !pending.isEmpty {
+            let received = pending.removeFirst()
+            if mayObey(received) { handle(received.signal) }
+        }
+    }
+
+    /// Whether the signal comes from who may send it: a broadcast (a signal addressed to this
+    /// connection alone comes from whoever chose to send it), from the bus driver for
+    /// `NameOwnerChanged`, from logind's current unique name for the rest of the system bus,
+    /// and only `ActiveChanged` from the session bus (the user's own). Anything else is
+    /// dropped unlogged: any user may send it, as often as they like.
+    private func mayObey(_ received: ReceivedSignal) -> Bool {
+        guard !received.unicast else { return false }
+        switch (received.bus, received.signal) {
+        case (.session, .screenSaverActive), (.session, .malformed): return true
+        case (.session, _): return false
+        case (.system, .nameOwnerChanged): return received.sender == BusDriver.name
+        case (.system, .screenSaverActive): return false
+        case (.system, _): return logindOwner != nil && received.sender == logindOwner
+        }
     }
 
     private func handle(_ signal: BusSignal) {
@@ -171,6 +197,7 @@ public final class Follower {
         case .nameOwnerChanged(Logind.name, let owner):
             inhibitor.release()
             logindAttached = false
+            logindOwner = owner.isEmpty ? nil : owner
             if owner.isEmpty { log("logind left the system bus; waiting for it") } else { logindRetry = Retry() }
         case .malformed(let why):
             log("ignored a signal: \(why)")
@@ -181,11 +208,14 @@ public final class Follower {
 
     private func lockWithGrace(because reason: String) {
         do {
-            let before = try vault.lockWithGrace()
-            if before.state == .unlocked {
-                log("\(reason): locking \(vault.mountpoint) with its \(before.grace) s grace")
-            } else {
-                log("\(reason): \(vault.mountpoint) is already \(before.state.rawValue)")
+            switch try vault.lockWithGrace() {
+            case let after? where after.state == .locking:
+                log("\(reason): locking \(vault.mountpoint) with its \(after.grace) s grace")
+            case let after?:
+                log("\(reason): \(vault.mountpoint) is \(after.state.rawValue)")
+            case nil:
+                log("\(reason): locking \(vault.mountpoint) (its daemon did not tell its state within "
+                    + "\(FollowedVault.statusWait.components.seconds) s)")
             }
         } catch {
             log("\(reason), but \(vault.mountpoint) could not be locked: \(error.description)")
@@ -198,10 +228,14 @@ public final class Follower {
         do {
             let state = try vault.lockNow()
             let took = Duration.nanoseconds(MonotonicClock.nanoseconds() - start)
-            if state == .locked || state == .beforeFirstUnlock {
+            switch state {
+            case let state? where state == .locked || state == .beforeFirstUnlock:
                 log("the machine is going to sleep: \(vault.mountpoint) is \(state.rawValue) after \(took.wholeMilliseconds) ms")
-            } else {
+            case let state?:
                 log("the machine is going to sleep, but \(vault.mountpoint) is still \(state.rawValue)")
+            case nil:
+                log("the machine is going to sleep: \(vault.mountpoint) answered the lock after \(took.wholeMilliseconds) ms "
+                    + "(its daemon did not tell its state within \(FollowedVault.statusWait.components.seconds) s)")
             }
         } catch {
             log("the machine is going to sleep, but \(vault.mountpoint) could not be locked: \(error.description)")

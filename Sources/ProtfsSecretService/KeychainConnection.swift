@@ -1,37 +1,23 @@
-import Foundation
 import ProtfsControlProtocol
 import ProtfsCrypto
 import ProtfsDomain
 import ProtfsSystem
 
-/// The daemon of the user's keychain vault, as the Swift library finds it: the mount point
-/// given on the command line, else the one named by `PROTFS_KEYCHAIN`, else the first line of
-/// `$XDG_CONFIG_HOME/protfs/keychain` (`~/.config/protfs/keychain`), else the only protfs mount.
-/// Found again at each request, so a provider started before the mount serves it once it is
-/// there. The daemon acts for this process's uid (it checks the peer), so the provider sees
-/// only its user's items.
+/// The daemon of the user's keychain vault: the mount point given on the command line, else
+/// as every Swift client chooses (`KeychainChoice`: `PROTFS_KEYCHAIN`, `~/.config/protfs/keychain`,
+/// else the caller's only vault). Chosen again at each request, so a provider started before
+/// the mount serves it once it is there. The daemon acts for this process's uid (it checks
+/// the peer), so the provider sees only its user's items.
 struct KeychainConnection: Sendable {
-    let configured: String?
-
-    static func configuredMountpoint(given: String?) -> String? {
-        if let given { return given }
-        let environment = ProcessInfo.processInfo.environment
-        if let named = environment["PROTFS_KEYCHAIN"], !named.isEmpty { return named }
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (environment["HOME"].map { $0 + "/.config" } ?? "")
-        guard let text = try? String(contentsOfFile: configHome + "/protfs/keychain", encoding: .utf8),
-              let line = text.split(separator: "\n").first.map({ $0.trimmingCharacters(in: .whitespaces) }), !line.isEmpty
-        else { return nil }
-        return line
-    }
+    /// The mount point on the command line.
+    let given: String?
 
     private func client() throws(BusError) -> ControlClient {
-        let mounts = MountTable.protfsMountPoints()
-        guard let mountpoint = configured ?? (mounts.count == 1 ? mounts[0] : nil) else {
-            throw .failed(mounts.isEmpty ? "no protfs vault is mounted" : "several protfs vaults are mounted: name the keychain's "
-                          + "in ~/.config/protfs/keychain")
+        switch KeychainChoice.current(given: given, givenSource: "the command line") {
+        case .found(let mountpoint):
+            do { return try ControlClient(mountpoint: mountpoint) } catch { throw Self.busError(error) }
+        case .none(let reason): throw .failed(reason)
         }
-        do { return try ControlClient(mountpoint: mountpoint) } catch { throw Self.busError(error) }
     }
 
     private func send(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(BusError) -> ControlReply {

@@ -70,12 +70,18 @@ extension SecretServiceProvider {
         }
     }
 
-    /// `Completed` must follow the method's reply, so it goes out after it (`afterReply`).
+    /// `Completed` must follow the method's reply, so it goes out after it (`afterReply`). A
+    /// prompt runs once: asked again while its agent runs, it refuses (each run would start
+    /// another agent process), and once it completed it is gone.
     func promptMethod(_ call: MethodCall, path: String) throws(BusError) -> BusWriter? {
         guard prompts[path] != nil else { throw .noSuchObject(path) }
         switch call.member {
         case "Prompt":
             try call.arguments.requireSignature("s")
+            guard !runningPrompts.contains(path) else { throw .failed("the prompt \(path) is already running") }
+            guard runningPrompts.count < Self.maximumPrompts else {
+                throw .failed("\(Self.maximumPrompts) prompts are already asking for the passcode")
+            }
             if agent.argv == nil {
                 prompts[path] = nil
                 afterReply = { $0.complete(path, dismissed: true, objects: []) }

@@ -44,6 +44,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
     /// Pending prompts: the objects each `Unlock` is about.
     var prompts: [String: [String]] = [:]
     private var nextPrompt = 1
+    /// Prompts whose agent runs: at most `maximumPrompts`, each run once, so a client cannot
+    /// start agent processes without bound.
+    private(set) var runningPrompts: Set<String> = []
     /// Outcomes of prompts that finished on their own thread: (prompt, unlocked).
     let finishedPrompts = Mutex<[(String, Bool)]>([])
     /// What a method does once its reply is sent (a prompt's `Completed`).
@@ -51,7 +54,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private var running = true
 
     public init(_ options: Options) {
-        keychain = KeychainConnection(configured: KeychainConnection.configuredMountpoint(given: options.mountpoint))
+        keychain = KeychainConnection(given: options.mountpoint)
         agent = PasscodeAgent(program: options.askpass, timeout: options.promptTimeout)
         replace = options.replace
     }
@@ -77,8 +80,10 @@ public final class SecretServiceProvider: @unchecked Sendable {
               sd_bus_match_signal(connection, nil, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameLost",
                                   { message, userdata, _ in
             guard let message, let userdata else { return 0 }
+            // Any peer may send this connection a NameLost of its own: only the bus driver's counts.
+            let sender = sd_bus_message_get_sender(message).map { String(cString: $0) }
             let name = try? BusReader(message: message).string()
-            if name == SecretServiceProvider.busName {
+            if sender == "org.freedesktop.DBus", name == SecretServiceProvider.busName {
                 Unmanaged<SecretServiceProvider>.fromOpaque(userdata).takeUnretainedValue().running = false
             }
             return 0
@@ -209,14 +214,18 @@ public final class SecretServiceProvider: @unchecked Sendable {
     func newPrompt(for objects: [String]) -> String {
         let path = ObjectPaths.promptPrefix + String(nextPrompt)
         nextPrompt += 1
-        // A client that opens prompts and never runs them cannot grow the table: one goes.
-        if prompts.count >= Self.maximumPrompts, let any = prompts.keys.first { prompts[any] = nil }
+        // A client that opens prompts and never runs them cannot grow the table: one that is
+        // not running goes (the running ones are bounded on their own).
+        if prompts.count >= Self.maximumPrompts, let idle = prompts.keys.first(where: { !runningPrompts.contains($0) }) {
+            prompts[idle] = nil
+        }
         prompts[path] = objects
         return path
     }
 
     /// Asks for the passcode on a thread of its own, unlocks, and queues the outcome.
     func startUnlock(prompt path: String) {
+        runningPrompts.insert(path)
         let agent = agent, keychain = keychain
         let started = (try? JoinableThread.detach { [weak self] in
             var unlocked = false
@@ -231,6 +240,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
 
     private func completeFinishedPrompts() {
         for (path, unlocked) in finishedPrompts.withLock({ queue in defer { queue = [] }; return queue }) {
+            runningPrompts.remove(path)
             guard let objects = prompts.removeValue(forKey: path) else { continue }
             complete(path, dismissed: !unlocked, objects: unlocked ? objects : [])
         }

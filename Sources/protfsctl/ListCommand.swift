@@ -75,11 +75,11 @@ struct ListedMount: Encodable {
 
     /// Where `protfsctl` looks, then the mounting user's runtime directory (for root, who
     /// may look there, and sees every user's mounts).
-    static func socketDirectories(of mount: MountTable.ProtfsMount) -> [String] {
+    static func socketDirectories(of mount: MountTable.ProtfsMount) -> [ControlSocketDirectory] {
         let usual = ControlSocketPath.clientDirectories()
         guard let uid = mount.mountingUser, uid != 0 else { return usual }
         let users = "/run/user/\(uid)/protfs"
-        return usual.contains(users) ? usual : usual + [users]
+        return usual.contains { $0.path == users } ? usual : usual + [ControlSocketDirectory(users, trusting: [uid, ControlSocketPath.rootAsSeen()])]
     }
 
     private enum CodingKeys: String, CodingKey {

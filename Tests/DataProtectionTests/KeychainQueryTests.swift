@@ -98,24 +98,6 @@ import Testing
     }
 }
 
-/// Which vault `SecItem*` talk to (README.md).
-@Suite struct KeychainVaultChoiceTests {
-    @Test func theMountHoldingTheNamedPathElseTheOnlyOneElseWhyNone() {
-        let holding: (String) -> String? = { path in path.hasPrefix("/srv/keys") ? "/srv/keys" : nil }
-        #expect(KeychainVault.choice(named: "/srv/keys", mounts: ["/srv/vault"], holding: holding) == .found("/srv/keys"))
-        #expect(KeychainVault.choice(named: "/srv/keys/app/data", mounts: [], holding: holding) == .found("/srv/keys"))
-        #expect(KeychainVault.choice(named: nil, mounts: ["/srv/vault"], holding: holding) == .found("/srv/vault"))
-        #expect(KeychainVault.choice(named: "", mounts: ["/srv/vault", "/srv/vault"], holding: holding) == .found("/srv/vault"))
-        #expect(KeychainVault.choice(named: nil, mounts: ["/srv/vault", "/srv/other"], holding: holding) == .none(
-            "there are 2 protfs mounts (/srv/other, /srv/vault) and PROTFS_KEYCHAIN is not set; "
-                + "set it (or ProtfsKeychain.mountpoint) to the keychain vault's mount point"))
-        #expect(KeychainVault.choice(named: nil, mounts: [], holding: holding)
-                == .none("there is no protfs mount on this machine, and PROTFS_KEYCHAIN is not set"))
-        #expect(KeychainVault.choice(named: "/tmp/x", mounts: ["/srv/vault"], holding: holding)
-                == .none("PROTFS_KEYCHAIN (or ProtfsKeychain.mountpoint) names /tmp/x, which is on no protfs mount"))
-    }
-}
-
 extension KeychainQuery {
     /// Whether the daemon would return `item` for this query: the matcher it runs
     /// (`ItemQuery.matches`) with the query the library sends.

@@ -28,7 +28,7 @@ final class ServerFixture {
     }
 
     func client() throws(ControlFailure) -> ControlClient {
-        try ControlClient(mountpoint: mountpoint, directories: [directory])
+        try ControlClient(mountpoint: mountpoint, directories: [ControlSocketDirectory(directory, trusting: [getuid(), 0])])
     }
 
     /// A connection that speaks bytes, not the protocol.

@@ -35,11 +35,23 @@ struct FollowTests {
     @Test("logind's signals from another sender, or with the wrong arguments, change nothing")
     func impostor() throws { try run("impostor") }
 
+    /// The review's attack: on a bus with the system bus' policy, another user forges
+    /// PrepareForSleep, Session.Lock, LockedHint, ActiveChanged and the driver's
+    /// NameOwnerChanged, each sent to follow alone and broadcast.
+    @Test("another user's forged signals, unicast or broadcast, neither lock nor release the inhibitor")
+    func spoofed() throws {
+        let mallory = try TestUser.named("pffollow-spoofer")
+        try run("spoofed", ["\(mallory.uid):\(mallory.gid)"])
+    }
+
     @Test("follow run by a user who may not lock the vault locks nothing, says so, and lets the machine sleep")
     func otherUser() throws {
         let eve = try TestUser.named("pffollow-eve")
         try run("other-user", ["\(eve.uid):\(eve.gid)"])
     }
+
+    @Test("a daemon that never answers status still gets the screen lock's and the sleep's lock")
+    func lockWithoutStatus() throws { try run("slow-status") }
 
     @Test("follow exits 0 when the mount goes away")
     func mountGone() throws { try run("gone") }

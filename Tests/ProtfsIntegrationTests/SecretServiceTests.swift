@@ -8,12 +8,12 @@ import Testing
 /// the bus name's owner is the provider's own process (secret-service-bus.sh).
 @Suite("Secret Service", .serialized)
 struct SecretServiceTests {
-    /// Runs `client` on a private bus beside `protfsctl secret-service MOUNTPOINT options`,
-    /// as `user` when given.
-    static func onBus(_ vault: TestVault, options: [String] = [], user: TestUser? = nil, environment: [String: String] = [:],
+    /// Runs `client` on a private bus beside `protfsctl secret-service MOUNTPOINT options`
+    /// (without MOUNTPOINT when `vault` is nil), as `user` when given.
+    static func onBus(_ vault: TestVault?, options: [String] = [], user: TestUser? = nil, environment: [String: String] = [:],
                       _ client: [String], timeout: TimeInterval = 120) -> CommandResult {
         let arguments = ["dbus-run-session", "--", "/bin/bash", CommandRunner.scriptPath("secret-service-bus.sh"),
-                         TestVault.protfsctl, vault.mountpoint] + options + ["--"] + client
+                         TestVault.protfsctl, vault?.mountpoint ?? ""] + options + ["--"] + client
         let launcher = user.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--init-groups", "/usr/bin/env"] }
             ?? ["/usr/bin/env"]
         return CommandRunner.run(launcher[0], Array(launcher.dropFirst()) + arguments,
@@ -85,5 +85,48 @@ struct SecretServiceTests {
         #expect(checked.succeeded && checked.stdout.hasSuffix("ok\n"), "\(checked.status): \(checked.stdout) \(checked.stderr)")
         #expect(vault.item("list", [], as: bob.uid).stdout.isEmpty)
         #expect(vault.item("list", [], as: alice.uid).stdout.hasPrefix("private.example.com\talice\t"))
+    }
+
+    /// The review's finding: with one protfs mount, alice's, bob's secret-tool stored bob's
+    /// secrets there by default. Without a named vault, each user's own is taken, or none.
+    @Test("unnamed, the vault is the caller's own: bob's secret-tool is refused alice's vault, alice's uses it")
+    func theDefaultVaultIsTheCallersOwn() throws {
+        let alice = try TestUser.named("pfss-owner"), bob = try TestUser.named("pfss-guest")
+        let vault = try TestVault()
+        try vault.mount(options: ["owner=\(alice.name)", "allow_other"])
+        defer { try? vault.unmount() }
+        let script = CommandRunner.scriptPath("secret-service-two-users.sh")
+        let refused = Self.onBus(nil, user: bob, ["/bin/bash", script, "unowned"])
+        #expect(refused.succeeded && refused.stdout.hasSuffix("ok\n"), "\(refused.status): \(refused.stdout) \(refused.stderr)")
+        #expect(vault.item("list", [], as: bob.uid).stdout.isEmpty)
+        let stored = Self.onBus(nil, user: alice, ["/bin/bash", script, "store"])
+        #expect(stored.succeeded && stored.stdout.hasSuffix("ok\n"), "\(stored.status): \(stored.stdout) \(stored.stderr)")
+        #expect(vault.item("list", [], as: alice.uid).stdout.hasPrefix("private.example.com\talice\t"))
+    }
+
+    /// The review's finding: 200 runs of one prompt started 201 agent processes.
+    @Test("a prompt runs once: 200 runs of it start one agent, and it completes unlocked once")
+    func aPromptRunsOnce() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let scratch = vault.root.appendingPathComponent("prompt").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: vault.passcodeFile, toPath: scratch + "/passcode")
+        let run = Self.onBus(vault, options: ["--askpass", CommandRunner.scriptPath("counting-askpass.sh"), "--prompt-timeout", "60"],
+                             environment: ["PROMPT_SCRATCH": scratch],
+                             ["/bin/bash", CommandRunner.scriptPath("secret-service-repeated-prompt.sh"), TestVault.protfsctl,
+                              vault.mountpoint, CommandRunner.scriptPath("secret-service-repeated-prompt.py")])
+        #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
+    }
+
+    /// The review's finding: any client could stop the provider with a NameLost of its own.
+    @Test("a NameLost forged by another client, to the provider or to all, does not stop it")
+    func forgedNameLostIsIgnored() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let run = Self.onBus(vault, ["/usr/bin/python3", CommandRunner.scriptPath("secret-service-forged-namelost.py")])
+        #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
 }

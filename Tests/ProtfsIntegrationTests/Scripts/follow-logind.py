@@ -4,16 +4,20 @@
 # unlocked with a short grace. Scenarios: screen-lock, sleep, restart, gone, and the ways to
 # find the session without --session: xdg-session-id, display-session; and impostor (signals
 # from anyone but logind, and malformed ones from logind, change nothing); other-user UID:GID
-# (follow run by a user who may not lock the vault: it locks nothing, and says so). Prints what it
+# (follow run by a user who may not lock the vault: it locks nothing, and says so); spoofed
+# UID:GID (on a bus with the system bus' policy, that user forges logind's and the bus driver's
+# signals, unicast to follow and broadcast: nothing changes); slow-status (a daemon that
+# never answers status still gets the screen lock's and the sleep's lock). Prints what it
 # saw; exits 1 with the reason on the first failure, and always stops what it started.
-import json, os, signal, subprocess, sys, time
+import hashlib, json, os, signal, subprocess, sys, time
 
 import dbus
 
-from private_buses import MOCK_IFACE, SYSTEM_CONF, Bus, Logind, Mock, ScreenSaver, stop_all, wait_until
+from private_buses import LOGIND, MOCK_IFACE, SYSTEM_CONF, SYSTEM_POLICY_CONF, Bus, Logind, Mock, ScreenSaver, stop_all, wait_until
 
 CTL, MNT, PASSCODE, SCRATCH, SCENARIO = sys.argv[1:6]
 OTHER_USER = sys.argv[6] if SCENARIO == "other-user" else None
+SPOOFER = sys.argv[6] if SCENARIO == "spoofed" else None
 SESSION = "c7"
 
 
@@ -126,6 +130,73 @@ def impostor(logind, saver, follow_log, system):
     expect_state("locked")
 
 
+def unique_name_of(system, pid):
+    bus = system.connect()
+    try:
+        driver = dbus.Interface(bus.get_object("org.freedesktop.DBus", "/org/freedesktop/DBus"), "org.freedesktop.DBus")
+        for name in driver.ListNames():
+            if name.startswith(":") and driver.GetConnectionUnixProcessID(name) == pid:
+                return str(name)
+    finally:
+        bus.close()
+    fail("no connection of process %d on the system bus" % pid)
+
+
+def spoofed(logind, follow, follow_log, system):
+    # Another user sends logind's signals and the driver's NameOwnerChanged from its own
+    # unique name, to follow alone (no match rule filters those) and to everyone.
+    uid, gid = SPOOFER.split(":")
+    session_path = "/org/freedesktop/login1/session/" + SESSION
+    done = subprocess.run(["setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "/usr/bin/python3",
+                           os.path.join(os.path.dirname(os.path.abspath(__file__)), "follow-spoofer.py"), system.address,
+                           unique_name_of(system, follow.pid), logind.connection.get_name_owner(LOGIND), session_path],
+                          capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        fail("the spoofer failed: " + done.stdout + done.stderr)
+    print(done.stdout.strip())
+    # logind's own malformed signal, routed after every forgery: once follow says it ignored
+    # it, it has read them all.
+    logind.manager.EmitSignal("org.freedesktop.login1.Manager", "PrepareForSleep", "s", ["yes"], dbus_interface=MOCK_IFACE)
+    wait_until(lambda: "ignored a signal" in open(follow_log).read(), 20, "follow to ignore logind's malformed signal")
+    log = open(follow_log).read()
+    for said in ["locking", "going to sleep", "left the system bus", "released the sleep inhibitor"]:
+        if said in log:
+            fail("a forged signal was obeyed (the log says %r):\n%s" % (said, log))
+    if state() != "unlocked" or len(logind.inhibitors()) != 1:
+        fail("forged signals changed something: %s, %d inhibitors" % (state(), len(logind.inhibitors())))
+    print("forged signals, unicast and broadcast, ignored")
+    logind.prepare_for_sleep(True)      # and the real one still works
+    expect_state("locked")
+
+
+def slow_status(logind, follow_log):
+    # The daemon's socket steps aside for a proxy that holds every status unanswered.
+    canonical = os.path.realpath(MNT).encode()
+    sock = "/run/protfs/%s.sock" % hashlib.sha256(canonical).hexdigest()[:16]
+    real, requests = sock + ".real", os.path.join(SCRATCH, "requests.log")
+    os.rename(sock, real)
+    proxy = None
+    try:
+        proxy = subprocess.Popen(["/usr/bin/python3", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                   "status-holding-proxy.py"), sock, real, requests])
+        wait_until(lambda: os.path.exists(sock), 20, "the proxy's socket")
+        lines = lambda: open(requests).read().split() if os.path.exists(requests) else []
+        logind.object("/org/freedesktop/login1/session/" + SESSION).Lock(dbus_interface="org.freedesktop.login1.Session")
+        wait_until(lambda: "lock" in lines(), 20, "follow's lock while status is held")
+        logind.prepare_for_sleep(True)
+        wait_until(lambda: lines().count("lock") == 2, 20, "follow's sleep lock while status is held")
+        wait_until(lambda: len(logind.inhibitors()) == 0, 20, "the inhibitor's release")
+        print("both locks sent while status went unanswered:", lines())
+    finally:
+        if proxy is not None:
+            proxy.kill()
+            proxy.wait(10)
+        if os.path.exists(sock):
+            os.unlink(sock)
+        os.rename(real, sock)
+    expect_state("locked")
+
+
 def other_user(logind, follow_log):
     # The daemon refuses their lock; follow logs the refusal, keeps following, and still lets
     # the machine sleep.
@@ -158,7 +229,7 @@ def restart(logind, saver, follow_log, system):
 
 
 def main():
-    system = Bus(os.path.join(SCRATCH, "system_bus_socket"), SYSTEM_CONF)
+    system = Bus(os.path.join(SCRATCH, "system_bus_socket"), SYSTEM_POLICY_CONF if SPOOFER else SYSTEM_CONF)
     session_bus = Bus(os.path.join(SCRATCH, "session_bus_socket"))
     follow = logind = saver = None
     follow_log = os.path.join(SCRATCH, "follow.log")
@@ -203,6 +274,10 @@ def main():
             other_user(logind, follow_log)
         elif SCENARIO == "impostor":
             impostor(logind, saver, follow_log, system)
+        elif SCENARIO == "slow-status":
+            slow_status(logind, follow_log)
+        elif SCENARIO == "spoofed":
+            spoofed(logind, follow, follow_log, system)
         elif SCENARIO in ("xdg-session-id", "display-session"):
             logind.object(session_path).Lock(dbus_interface="org.freedesktop.login1.Session")
             expect_state("locking")

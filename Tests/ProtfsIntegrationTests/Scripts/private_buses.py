@@ -11,6 +11,8 @@ import dbus
 SESSION_CONF = "/usr/share/dbus-1/session.conf"
 # Every user may connect to it, as to the machine's system bus.
 SYSTEM_CONF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "private-system-bus.conf")
+# The machine's system bus policy: only root owns logind's name, anyone sends signals.
+SYSTEM_POLICY_CONF = os.path.join(os.path.dirname(os.path.abspath(__file__)), "system-bus-policy.conf")
 MOCK_IFACE = "org.freedesktop.DBus.Mock"
 LOGIND = "org.freedesktop.login1"
 
@@ -29,7 +31,8 @@ def wait_until(condition, seconds, what):
 
 class Bus:
     """One dbus-daemon listening on unix:path=PATH; `config`: SESSION_CONF (only this user may
-    connect) or SYSTEM_CONF (every user may)."""
+    connect), SYSTEM_CONF (every user may) or SYSTEM_POLICY_CONF (every user may, under the
+    system bus' policy)."""
 
     def __init__(self, path, config=SESSION_CONF):
         self.address = "unix:path=" + path

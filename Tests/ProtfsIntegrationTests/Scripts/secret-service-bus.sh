@@ -2,7 +2,8 @@
 # Run by dbus-run-session (a private session bus): starts `protfsctl secret-service` on
 # MOUNTPOINT with PROVIDER-OPTIONS, waits until it owns org.freedesktop.secrets, checks that
 # the name's owner is that process (not gnome-keyring or another activated provider), runs
-# the CLIENT command, then stops the provider. The provider's messages go to stderr.
+# the CLIENT command, then stops the provider. The provider's messages go to stderr. An empty
+# MOUNTPOINT starts the provider without one (it chooses the caller's vault).
 # Usage: secret-service-bus.sh PROTFSCTL MOUNTPOINT [PROVIDER-OPTION...] -- CLIENT [ARG...]
 set -u
 protfsctl=$1 mountpoint=$2
@@ -10,7 +11,8 @@ shift 2
 options=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do options+=("$1"); shift; done
 shift
-"$protfsctl" secret-service "$mountpoint" "${options[@]}" &
+[ -n "$mountpoint" ] && options=("$mountpoint" "${options[@]}")
+"$protfsctl" secret-service "${options[@]}" &
 provider=$!
 stop() {
     kill "$provider" 2>/dev/null
