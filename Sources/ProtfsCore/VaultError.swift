@@ -16,6 +16,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
     // Backing directory.
     case backingMissing(path: String)
     case notAVault(path: String)
+    case restoreInterrupted(path: String)
     case alreadyInitialized(path: String)
     case backingNotEmpty(path: String)
     case extendedAttributesUnsupported(path: String)
@@ -49,6 +50,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
         case .noPasscodeSet: self = .noPasscodeSet
         case .passcodeRequired: self = .passcodeRequired
         case .missing(let path): self = .notAVault(path: path)
+        case .restoreInterrupted(let path): self = .restoreInterrupted(path: path)
         case .system(let operation, let path, let errno): self = .system(operation: operation, path: path, errno: errno)
         }
     }
@@ -87,6 +89,9 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "backing directory \(path) does not exist"
         case .notAVault(let path):
             "\(path) is not a protfs vault (no protfs.keybag); create one with 'protfs init \(path)'"
+        case .restoreInterrupted(let path):
+            "\(path) holds a restore that did not end (protfs.restoring); run the same 'protfs restore ARCHIVE \(path)' "
+                + "again, which clears it and restores from the start"
         case .alreadyInitialized(let path):
             "\(path) is already a protfs vault; mount it, or choose another directory"
         case .backingNotEmpty(let path):

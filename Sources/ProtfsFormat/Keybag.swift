@@ -331,6 +331,8 @@ public struct Keybag: Sendable, Equatable {
     /// The raw bytes of `protfs.keybag` in a backing directory (at most one byte more than
     /// a keybag, so a longer file is seen as damaged without reading it all).
     public static func readBytes(in backingRoot: FileDescriptor, backingPath: String) throws(KeybagError) -> [UInt8] {
+        // A keybag written by a restore that has not ended yet is not a vault's.
+        if RestoreMarker.mark(in: backingRoot) != nil { throw .restoreInterrupted(path: backingPath) }
         let file: OwnedDescriptor
         do { file = try OwnedDescriptor.openRegularFile(fileName, in: backingRoot) } catch .noEntry {
             throw .missing(path: backingPath)

@@ -17,5 +17,7 @@ public enum KeybagError: Error, Sendable, Equatable {
     case passcodeRequired
     /// There is no keybag in the backing directory at `path`.
     case missing(path: String)
+    /// The backing directory at `path` holds what a restore that did not end made.
+    case restoreInterrupted(path: String)
     case system(operation: String, path: String, errno: Errno)
 }

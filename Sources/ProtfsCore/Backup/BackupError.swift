@@ -11,6 +11,8 @@ public enum BackupError: CommandError, Equatable {
     case passphraseHashFailed
     case archiveExists(path: String)
     case destinationNotEmpty(path: String)
+    /// `path` holds an interrupted restore of another archive (`RestoreMarker`).
+    case interruptedRestoreOfAnotherArchive(path: String)
     case unsupportedObject(path: String)
     case objectDamaged(path: String)
     /// An object's extended attributes are past what a restore reads (`ExtendedAttributeBounds`).
@@ -40,6 +42,8 @@ public enum BackupError: CommandError, Equatable {
         case .passphraseHashFailed: "Argon2id could not run (not enough memory for its parameters?)"
         case .archiveExists(let path): "\(path) exists; choose another archive name"
         case .destinationNotEmpty(let path): "\(path) is not empty; restore into an empty or missing directory"
+        case .interruptedRestoreOfAnotherArchive(let path):
+            "\(path) holds an interrupted restore of another archive; rerun that restore, or restore this one elsewhere"
         case .unsupportedObject(let path): "\(path) in the backing directory is neither a file, directory, symlink nor node"
         case .objectDamaged(let path): "\(path) in the backing directory fails authentication; run 'protfs fsck' first"
         case .extendedAttributesTooLarge(let path):

@@ -89,9 +89,16 @@ public enum VaultRestore {
             throw BackupError.system(operation: "open", path: backing, errno: error)
         }
         let root = ownedRoot.borrowed
+        // Once the directory is known to be empty, what is in it is this restore's to undo.
+        var making = false
         do {
             try Vault.lockExclusively(root, path: backing, timeout: Vault.lockTimeout)
+            try clearInterruptedRestore(of: keys.vaultID, in: root, path: backing)
             try checkEmpty(root, path: backing)
+            making = true
+            do throws(Errno) { try RestoreMarker.write(vaultID: keys.vaultID, in: root) } catch {
+                throw BackupError.system(operation: "mark the restore in", path: backing, errno: error)
+            }
             let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
             deviceKeyCreated = created
             let deviceKeys = DeviceKeys(deviceKey: deviceKey)
@@ -125,18 +132,21 @@ public enum VaultRestore {
             try replay.run()
             try maker.finish()
             guard let restored = try keybagMade.take()?.get() else { preconditionFailure("no keybag from its derivation") }
-            try target.finish {
+            try target.finish { () throws in
                 // The keybag last, as at init (a vault is only a vault once everything else is
                 // there), but before the root's times, which its rename would change.
                 if restored.generation > state.generation { try state.record(generation: restored.generation) }
                 try restored.write(in: root, backingPath: backing)
+                // Then the restore is over: the vault is one from here on.
+                do throws(Errno) { try RestoreMarker.remove(in: root) } catch {
+                    throw BackupError.system(operation: "unmark the restore in", path: backing, errno: error)
+                }
             }
             return Restored(vaultID: keys.vaultID, entries: replay.entryCount, bytes: replay.byteCount,
                             deviceKeyPath: deviceKeyFile.path, deviceKeyCreated: deviceKeyCreated,
                             setIDBitsCleared: replay.screen.setIDBitsCleared, entriesLeftOut: replay.screen.entriesLeftOut)
         } catch {
-            removeContents(of: root)
-            for name in (try? root.extendedAttributeNames()) ?? [] { try? root.removeExtendedAttribute(name) }
+            if making { clear(root) }
             if !existed { rmdir(backing) }
             if deviceKeyCreated { unlink(deviceKeyFile.path) }
             throw error
@@ -152,7 +162,8 @@ public enum VaultRestore {
         ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transport), classBPublicKey: keys.classBPublicKey)
     }
 
-    /// True when `backing` exists (it must then be an empty directory), false when missing.
+    /// True when `backing` exists (it must then be an empty directory, or hold an interrupted
+    /// restore, whose archive is checked once it is open), false when missing.
     private static func checkDestination(_ backing: String) throws(BackupError) -> Bool {
         let root: OwnedDescriptor
         do { root = try OwnedDescriptor.open(path: backing, [.readOnly, .directory]) } catch .noEntry {
@@ -160,8 +171,22 @@ public enum VaultRestore {
         } catch {
             throw .system(operation: "open", path: backing, errno: error)
         }
-        try checkEmpty(root.borrowed, path: backing)
+        if RestoreMarker.mark(in: root.borrowed) == nil { try checkEmpty(root.borrowed, path: backing) }
         return true
+    }
+
+    /// What a restore of the same archive (its vault id) made before it was interrupted goes;
+    /// a mark of another archive's restore is left, and the directory is refused as not empty.
+    private static func clearInterruptedRestore(of vaultID: ObjectID, in root: FileDescriptor, path: String) throws(BackupError) {
+        guard let marked = RestoreMarker.mark(in: root) else { return }
+        guard marked == vaultID else { throw .interruptedRestoreOfAnotherArchive(path: path) }
+        clear(root)
+    }
+
+    /// What a restore made in `root`: its entries and the root's extended attributes.
+    private static func clear(_ root: FileDescriptor) {
+        removeContents(of: root)
+        for name in (try? root.extendedAttributeNames()) ?? [] { try? root.removeExtendedAttribute(name) }
     }
 
     private static func checkEmpty(_ root: FileDescriptor, path: String) throws(BackupError) {

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// Interrupted jobs (docs/BACKUP.md, "An interrupted restore"): what a restore stopped
+/// halfway (Ctrl-C, a crash) leaves is marked `protfs.restoring`; it is no vault, and the
+/// rerun of the same archive clears it and finishes.
+@Suite("interrupted jobs", .serialized)
+struct InterruptedJobTests {
+    @Test("a restore that did not end: refused as a vault, cleared and finished by the rerun; another archive is refused")
+    func interruptedRestore() throws {
+        let (vault, archive, passphraseFile) = try BackupTests.backedUpVault()
+        let keys = URL(fileURLWithPath: vault.deviceKey).deletingLastPathComponent().path
+        let state = try #require(try FileManager.default.contentsOfDirectory(atPath: keys + "/vaults").first { $0.hasSuffix(".state") })
+        let vaultID = stride(from: 0, to: 32, by: 2).map { UInt8(state.dropFirst($0).prefix(2), radix: 16)! }
+
+        // What an interrupted restore of this archive left: its mark and some of the tree.
+        let target = try TestVault(initialize: false)
+        try (BackupTests.otherPasscode + "\n").write(toFile: target.passcodeFile, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: target.backing + "/half-made", withIntermediateDirectories: true)
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: target.backing + "/half-made/file"))
+        try Data(vaultID).write(to: URL(fileURLWithPath: target.backing + "/protfs.restoring"))
+
+        #expect(throws: TestFailure.self) { try target.mount() }
+        #expect(target.daemonOutput.contains("holds a restore that did not end"), "\(target.daemonOutput)")
+        try? target.unmount()
+
+        let rerun = BackupTests.restore(archive, into: target.backing, deviceKey: target.deviceKey, passcodeFile: target.passcodeFile,
+                                        passphraseFile: passphraseFile)
+        #expect(rerun.succeeded, "\(rerun.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: target.backing + "/protfs.restoring"))
+        #expect(!FileManager.default.fileExists(atPath: target.backing + "/half-made"))
+        try target.mount()
+        defer { try? target.unmount() }
+        let listing = try FileManager.default.contentsOfDirectory(atPath: target.mountpoint)
+        #expect(!listing.isEmpty && !listing.contains("half-made"), "\(listing)")
+        BackupTests.expectMigratableItemsOnly(in: target)
+
+        // A mark of another archive's restore: this archive does not clear it.
+        let other = try TestVault(initialize: false)
+        try FileManager.default.createDirectory(atPath: other.backing, withIntermediateDirectories: true)
+        try Data(repeating: 7, count: 16).write(to: URL(fileURLWithPath: other.backing + "/protfs.restoring"))
+        let refused = BackupTests.restore(archive, into: other.backing, deviceKey: other.deviceKey, passcodeFile: target.passcodeFile,
+                                          passphraseFile: passphraseFile)
+        #expect(!refused.succeeded && refused.stderr.contains("interrupted restore of another archive"), "\(refused.stderr)")
+        #expect(FileManager.default.fileExists(atPath: other.backing + "/protfs.restoring"))
+    }
+}
