@@ -96,7 +96,11 @@ struct MountOptions {
             case "suid":
                 throw UsageError("option 'suid' cannot be honoured: a protfs mount is always nosuid, since whoever can "
                                  + "write the backing directory could plant a set-user-ID program there; remove 'suid'")
-            case "default_permissions", "auto_unmount", "subtype", "fsname":
+            case "auto_unmount":
+                throw UsageError("option 'auto_unmount' cannot be honoured: when a protfs daemon dies its mount stays and "
+                                 + "answers ENOTCONN, so that nothing written there lands in plaintext on the directory "
+                                 + "underneath; remove 'auto_unmount' (the next mount clears the dead one)")
+            case "default_permissions", "subtype", "fsname":
                 break  // always set by protfs itself
             default: fuseOptions.append(option)
             }
