@@ -58,7 +58,7 @@ struct MountCommandTests {
         let started = mount(vault)
         #expect(started.succeeded, "\(started.stderr)")
         #expect(TestVault.isMounted(vault.mountpoint))
-        let mounts = (try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? ""
+        let mounts = TestVault.mountTable
         #expect(mounts.contains("\(vault.backing) \(vault.mountpoint) fuse.protfs "), "\(mounts)")
         #expect(CommandRunner.shell("echo live > '\(vault.path("f"))' && cat '\(vault.path("f"))'").stdout == "live\n")
         let status = CommandRunner.run(TestVault.protfsctl, ["status", "--json", vault.mountpoint])
@@ -194,7 +194,7 @@ struct MountCommandTests {
 
     /// The mount options the kernel shows for `mountpoint` (one mount there, or nil).
     func kernelOptions(_ mountpoint: String) -> [Substring]? {
-        let mounts = ((try? String(contentsOfFile: "/proc/mounts", encoding: .utf8)) ?? "").split(separator: "\n")
+        let mounts = TestVault.mountTable.split(separator: "\n")
             .map { $0.split(separator: " ") }.filter { $0.count > 3 && $0[1] == mountpoint }
         return mounts.count == 1 ? mounts[0][3].split(separator: ",") : nil
     }

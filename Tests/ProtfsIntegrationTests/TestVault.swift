@@ -103,8 +103,14 @@ final class TestVault {
     var daemonOutput: String { (try? String(contentsOf: daemonLog, encoding: .utf8)) ?? "" }
 
     static func isMounted(_ path: String) -> Bool {
-        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return false }
-        return mounts.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
+        mountTable.split(separator: "\n").contains { $0.split(separator: " ").dropFirst().first.map(String.init) == path }
+    }
+
+    /// `/proc/mounts` whole: `String(contentsOfFile:)` reads only its first 4 KiB (the kernel
+    /// says its size is 0), and a machine with more mounts than that lost the newest ones.
+    static var mountTable: String {
+        guard let file = FileHandle(forReadingAtPath: "/proc/mounts"), let bytes = try? file.readToEnd() else { return "" }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Unmounts and waits for the daemon; a hung mount is aborted through fusectl.
