@@ -141,9 +141,9 @@ struct ControlSession {
         }
         let progress = BackupProgressReport(socket: socket)
         do throws(ControlFailure) {
-            let itemsLeftOut = try handler.backup(into: archive.borrowed, passcode: withPasscode ? secrets[0] : nil,
-                                                  passphrase: secrets[secrets.count - 1], progress: progress.send)
-            return .backedUp(itemsLeftOut: itemsLeftOut)
+            let leftOut = try handler.backup(into: archive.borrowed, passcode: withPasscode ? secrets[0] : nil,
+                                             passphrase: secrets[secrets.count - 1], caller: peer.uid, progress: progress.send)
+            return .backedUp(leftOut)
         } catch {
             return .failure(error)
         }
