@@ -11,9 +11,10 @@ import Synchronization
 /// key of the item's accessibility, decided by the same table as files (`AccessPolicy`,
 /// through `LockController.perform`), while attributes, `list` and `delete` need none.
 ///
-/// Requests are served one at a time (`status` counts without waiting on them): the index of which record belongs to which owner (built
-/// at the first request from the sealed attributes, so the per-owner bounds need no scan
-/// afterwards) and the records change together. Every change is written to a temporary file,
+/// Requests are served one at a time (`status` counts without waiting on them): the index of
+/// which record belongs to which owner (built at the first request from the sealed
+/// attributes, so the per-owner bounds need no scan afterwards) and the records change
+/// together. Every change is written to a temporary file,
 /// synced, renamed into place and the directory synced: a crash leaves the old record or the
 /// new one.
 public final class ItemStore: Sendable {
