@@ -31,7 +31,7 @@ struct OperatorTrialTests {
         #expect(vault.protfsctl(["class", "get", vault.path("f")]).stdout == "complete\n")
     }
 
-    @Test("mount.protfs honours noexec, sync and dirsync and refuses lazytime and dev with the reason")
+    @Test("mount.protfs honours noexec, sync and dirsync, keeps them at a remount, and refuses lazytime and dev with the reason")
     func helperOptions() throws {
         let vault = try TestVault()
         defer { try? vault.unmount() }
@@ -48,10 +48,26 @@ struct OperatorTrialTests {
                                                     "\(own),noexec,sync,dirsync,nolazytime,nofail,x-systemd.automount"],
                                         environment: environment, timeout: 60)
         try #require(mounted.succeeded, "\(mounted.stderr)")
-        let line = TestVault.mountTable.split(separator: "\n").first { $0.split(separator: " ").dropFirst().first == Substring(vault.mountpoint) }
-        let flags = Set((line?.split(separator: " ").dropFirst(3).first ?? "").split(separator: ",").map(String.init))
-        #expect(flags.isSuperset(of: ["noexec", "sync", "dirsync", "nosuid", "nodev"]), "\(line ?? "no mount")")
+        let flags = Self.flags(of: vault.mountpoint)
+        #expect(flags.isSuperset(of: ["noexec", "sync", "dirsync", "nosuid", "nodev"]), "\(flags)")
+        // A remount as mount(8) runs it (the options the kernel shows, with ro) keeps them and
+        // says nothing; a kernel flag it cannot change is named.
+        let shown = flags.subtracting(["rw"]).sorted().joined(separator: ",")
+        let readOnly = CommandRunner.run("/bin/sh", [Self.helper, vault.backing, vault.mountpoint, "-o", "ro,remount,\(shown)",
+                                                     "-t", "fuse.protfs"], environment: environment)
+        #expect(readOnly.succeeded && readOnly.stderr.isEmpty, "\(readOnly.stderr)")
+        #expect(Self.flags(of: vault.mountpoint).isSuperset(of: ["ro", "noexec", "sync", "dirsync"]), "\(Self.flags(of: vault.mountpoint))")
+        let exec = CommandRunner.run("/bin/sh", [Self.helper, vault.backing, vault.mountpoint, "-o", "rw,remount,exec"],
+                                     environment: environment)
+        #expect(exec.succeeded && exec.stderr.contains("these stay as mounted: exec"), "\(exec.stderr)")
+        #expect(Self.flags(of: vault.mountpoint).isSuperset(of: ["rw", "noexec", "sync", "dirsync"]), "\(Self.flags(of: vault.mountpoint))")
         #expect(CommandRunner.run("fusermount3", ["-u", vault.mountpoint]).succeeded)
+    }
+
+    /// The options the kernel shows for the mount at `mountpoint`.
+    static func flags(of mountpoint: String) -> Set<String> {
+        let line = TestVault.mountTable.split(separator: "\n").first { $0.split(separator: " ").dropFirst().first == Substring(mountpoint) }
+        return Set((line?.split(separator: " ").dropFirst(3).first ?? "").split(separator: ",").map(String.init))
     }
 
     @Test("a relative device_key is resolved before the daemon detaches: the vault unlocks, nothing appears in /")
