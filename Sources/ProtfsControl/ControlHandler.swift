@@ -30,7 +30,8 @@ public protocol ControlHandler: Sendable {
     /// A backup of the vault (docs/BACKUP.md) streamed into `archive`, the client's file, which
     /// the handler checks before it writes. `passcode` nil: the client says the vault has none.
     /// `progress` gets the objects and file bytes so far after each object; it returns false
-    /// once the client is gone, and the walk stops. Returns the items left out.
-    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
-                progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Bool) throws(ControlFailure) -> Int
+    /// once the client is gone, and the walk stops. `caller` (the peer's uid): the archive of a
+    /// caller other than root carries only the caller's items. Returns the items left out.
+    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer, caller: uid_t,
+                progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Bool) throws(ControlFailure) -> BackupItemsLeftOut
 }

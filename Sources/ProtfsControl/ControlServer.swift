@@ -167,7 +167,8 @@ public final class ControlServer: Sendable {
             case .stopping: connection.close(); continue
             }
             let session = ControlSession(socket: connection, peer: peer, handler: handler, mountpoint: mountpoint,
-                                         mountingUser: mountingUser, startWatch: { [self] in startWatch(on: connection.fd) })
+                                         mountingUser: mountingUser, startWatch: { [self] in startWatch(on: connection.fd) },
+                                         startItemRequest: { [self] in startItemRequest(on: connection.fd) })
             let ended: @Sendable () -> Void = { [self] in
                 state.withLock { state in
                     state.connections[connection.fd] = nil
@@ -196,6 +197,24 @@ public final class ControlServer: Sendable {
             if let refusal = admission.refusal(ofWatchBy: uid, among: state.tenants.values) { return refusal }
             state.tenants[fd]?.watching = true
             return nil
+        }
+    }
+
+    /// Counts the connection on `fd` as an item request in flight (until the connection
+    /// ends), once its uid may start one more; why not when no room is made within
+    /// `ControlAdmission.itemRequestWait`. The wait covers a client's next request, which can
+    /// arrive before the thread that answered its last one has ended that connection.
+    private func startItemRequest(on fd: Int32) -> String? {
+        let deadline = Deadline(after: ControlAdmission.itemRequestWait)
+        while true {
+            let refusal: String? = state.withLock { state in
+                guard let uid = state.tenants[fd]?.uid else { return "the daemon is stopping" }
+                if let refusal = admission.refusal(ofItemRequestBy: uid, among: state.tenants.values) { return refusal }
+                state.tenants[fd]?.servingItem = true
+                return nil
+            }
+            guard refusal != nil, deadline.millisecondsLeft > 0 else { return refusal }
+            sleep(for: .milliseconds(10))
         }
     }
 

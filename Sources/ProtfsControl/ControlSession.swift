@@ -18,6 +18,9 @@ struct ControlSession {
     let mountingUser: uid_t
     /// Counts this connection as a watch; the reason when its uid may not hold one more.
     let startWatch: @Sendable () -> String?
+    /// Counts this connection as an item request in flight; the reason when its uid may not
+    /// start one more (`ControlAdmission`).
+    let startItemRequest: @Sendable () -> String?
 
     func serve() {
         socket.setSendTimeout(ControlLimits.requestTimeout)
@@ -43,7 +46,12 @@ struct ControlSession {
             } else {
                 watch()
             }
-        case .item(let request): reply(answer(request, secrets: message.secrets))
+        case .item(let request):
+            if let refusal = startItemRequest() {
+                reply(.failure(ControlFailure(.failure, refusal)))
+            } else {
+                reply(answer(request, secrets: message.secrets))
+            }
         case .backup(let withPasscode): reply(backup(message.secrets, withPasscode: withPasscode, deadline: deadline))
         default: reply(answer(message))
         }
@@ -133,9 +141,9 @@ struct ControlSession {
         }
         let progress = BackupProgressReport(socket: socket)
         do throws(ControlFailure) {
-            let itemsLeftOut = try handler.backup(into: archive.borrowed, passcode: withPasscode ? secrets[0] : nil,
-                                                  passphrase: secrets[secrets.count - 1], progress: progress.send)
-            return .backedUp(itemsLeftOut: itemsLeftOut)
+            let leftOut = try handler.backup(into: archive.borrowed, passcode: withPasscode ? secrets[0] : nil,
+                                             passphrase: secrets[secrets.count - 1], caller: peer.uid, progress: progress.send)
+            return .backedUp(leftOut)
         } catch {
             return .failure(error)
         }
@@ -160,9 +168,19 @@ struct ControlSession {
 
     private func reply(_ reply: ControlReply) { self.reply(ControlReplyMessage(reply: reply)) }
 
-    /// Sends the reply and the secret of an `item` reply, straight from locked memory.
+    /// Sends the reply and the secret of an `item` reply, straight from locked memory. A
+    /// reply too large for the wire (refused before its first byte) is answered with a
+    /// failure that says so; a client that left needs no answer.
     private func reply(_ message: ControlReplyMessage) {
         var sink = SocketByteSink(socket: socket)
-        try? ControlWire.write(message.reply, secret: message.secret, to: &sink)  // a client that left needs no answer
+        do throws(ControlWireError) {
+            try ControlWire.write(message.reply, secret: message.secret, to: &sink)
+        } catch .lengthOutOfRange(_, let length, let range) {
+            let reason = "the answer would take \(length) bytes, more than the \(range.upperBound) one answer may; "
+                + "ask for less (a narrower query or a limit)"
+            try? ControlWire.write(.failure(ControlFailure(.failure, reason)), to: &sink)
+        } catch {
+            return
+        }
     }
 }

@@ -1,3 +1,4 @@
+import ProtfsDomain
 import ProtfsCrypto
 import ProtfsSystem
 
@@ -5,10 +6,9 @@ extension ControlClient {
     /// Asks the daemon to write a backup of its vault into `archive` (a new, empty regular
     /// file the caller created and owns; docs/BACKUP.md): `passcode` (nil for a vault without
     /// one) and `passphrase` travel as secrets, the archive as a descriptor. `progress` gets
-    /// the objects and file bytes so far now and then. Returns how many `...ThisDeviceOnly`
-    /// items were left out. Closing the connection (the caller dies) stops the daemon's walk.
+    /// the objects and file bytes so far now and then. Returns the items left out. Closing the connection (the caller dies) stops the daemon's walk.
     public func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
-                       progress: (_ objects: UInt64, _ bytes: UInt64) -> Void) throws(ControlFailure) -> Int {
+                       progress: (_ objects: UInt64, _ bytes: UInt64) -> Void) throws(ControlFailure) -> BackupItemsLeftOut {
         let socket = try connect()
         defer { socket.close() }
         try write(.backup(passcode: passcode != nil), secrets: (passcode.map { [$0] } ?? []) + [passphrase], to: socket)
@@ -24,7 +24,7 @@ extension ControlClient {
             switch reply {
             case .failure(let failure): throw failure
             case .backupProgress(let objects, let bytes): progress(objects, bytes)
-            case .backedUp(let itemsLeftOut): return itemsLeftOut
+            case .backedUp(let leftOut): return leftOut
             default: throw unexpected(reply)
             }
         }

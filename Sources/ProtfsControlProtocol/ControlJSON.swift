@@ -191,8 +191,10 @@ extension ControlReply: Codable {
             self = .backupProgress(objects: try container.decode(UInt64.self, forKey: WireKey("objects")),
                                    bytes: try container.decode(UInt64.self, forKey: WireKey("bytes")))
         case "backedUp":
-            try keys("itemsLeftOut")
-            self = .backedUp(itemsLeftOut: try container.decode(Int.self, forKey: WireKey("itemsLeftOut")))
+            try keys("itemsLeftOut", "otherUsersItemsLeftOut")
+            self = .backedUp(BackupItemsLeftOut(deviceBound: try container.decode(Int.self, forKey: WireKey("itemsLeftOut")),
+                                                otherUsers: try container.decode(Int.self,
+                                                                                 forKey: WireKey("otherUsersItemsLeftOut"))))
         default: throw container.unknownKind(kind, of: "reply")
         }
     }
@@ -231,9 +233,10 @@ extension ControlReply: Codable {
             try container.encode("backupProgress", forKey: WireKey("reply"))
             try container.encode(objects, forKey: WireKey("objects"))
             try container.encode(bytes, forKey: WireKey("bytes"))
-        case .backedUp(let itemsLeftOut):
+        case .backedUp(let leftOut):
             try container.encode("backedUp", forKey: WireKey("reply"))
-            try container.encode(itemsLeftOut, forKey: WireKey("itemsLeftOut"))
+            try container.encode(leftOut.deviceBound, forKey: WireKey("itemsLeftOut"))
+            try container.encode(leftOut.otherUsers, forKey: WireKey("otherUsersItemsLeftOut"))
         }
     }
 }

@@ -65,7 +65,7 @@ import ProtfsDomain
 //                                       then 1 secret: the items' secrets one after the other,
 //                                       at most 4 MiB (itemSearch with "secrets")
 //                 {"reply":"backupProgress","objects":N,"bytes":N}  a backup, now and then
-//                 {"reply":"backedUp","itemsLeftOut":N}              a backup, at its end
+//                 {"reply":"backedUp","itemsLeftOut":N,"otherUsersItemsLeftOut":N}  a backup, at its end
 //
 // A reply is at most 64 MiB (a list of many items); the client reads it from its own daemon.
 //
@@ -167,7 +167,7 @@ public enum ControlReply: Sendable, Equatable {
     /// How far a backup is: objects and file bytes so far.
     case backupProgress(objects: UInt64, bytes: UInt64)
     /// A backup is complete and synced; how many `...ThisDeviceOnly` items it left out.
-    case backedUp(itemsLeftOut: Int)
+    case backedUp(BackupItemsLeftOut)
 }
 
 extension ControlReply {

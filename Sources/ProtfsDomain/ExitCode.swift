@@ -9,6 +9,8 @@ public enum ExitCode: Int32, Sendable {
     case notFound = 6
     case alreadyExists = 7
     case damage = 8
+    /// `protfsctl class get`/`set` of a path outside every protfs mount, which has no class.
+    case notOnProtfs = 9
 }
 
 /// An error that knows its exit code and says what failed and what to do.

@@ -83,6 +83,24 @@ public enum ItemLimits {
     /// them in locked memory until the client has read them, on each of the many connections
     /// it may serve at once, so a match asking for more is refused (docs/CONTROL.md).
     public static let maximumMatchedSecretBytes = 4 * 1024 * 1024
+    /// The bytes of sealed attributes (docs/FORMAT.md's item record, without the secret) per
+    /// owner uid, and between all owners other than root and the mounting user. A listing or
+    /// search holds every match's attributes in memory and sends them in one reply: without
+    /// these bounds one user's 16,384 items of 62 KB of attributes each took the daemon to
+    /// 4 GB. With them, a listing of all of one owner's items fits one reply
+    /// (`maximumListingBytes`) whatever the attributes hold.
+    public static let maximumAttributeBytesPerOwner = 4 * 1024 * 1024
+    public static let maximumAttributeBytesOfOtherUsers = 16 * 1024 * 1024
+    /// The most a listing or search reply may take, judged before any record is read by
+    /// `listingBytes(attributeBytes:)`; below the control protocol's reply bound.
+    public static let maximumListingBytes = 48 * 1024 * 1024
+
+    /// The most bytes an item whose sealed attributes take `attributeBytes` takes in a reply:
+    /// a byte of a text attribute is at most 6 in JSON (`\u00XX`), a byte of `generic` 4/3
+    /// (base64), each length field 2 bytes of the record; the names of the JSON fields, the
+    /// accessibility's name and the times take less than `listingBytesPerItem`.
+    public static func listingBytes(attributeBytes: Int) -> Int { 6 * attributeBytes + listingBytesPerItem }
+    public static let listingBytesPerItem = 512
 
     /// What is wrong with attributes as given, or nil.
     public static func problem(service: String, account: String, label: String?, description: String?, comment: String?,

@@ -22,10 +22,13 @@ public struct MountConfiguration: Sendable {
     }
 
     /// The `-o` string for libfuse: `fsname=BACKING` and `subtype=protfs` so /proc/mounts
-    /// shows `BACKING MNT fuse.protfs`; kernel permission checks; unmount if we die.
+    /// shows `BACKING MNT fuse.protfs`; kernel permission checks. Never `auto_unmount`: a
+    /// daemon that dies leaves its mount in place, answering `ENOTCONN`, so that nothing
+    /// written there after the death lands in plaintext in the directory underneath (an
+    /// OOM kill did that); the next `protfs mount` clears the dead mount.
     var optionString: String {
         let escapedBacking = backing.replacing("\\", with: "\\\\").replacing(",", with: "\\,")
-        var options = ["fsname=\(escapedBacking)", "subtype=protfs", "default_permissions", "auto_unmount"]
+        var options = ["fsname=\(escapedBacking)", "subtype=protfs", "default_permissions"]
         if allowOther { options.append("allow_other") }
         if readOnly { options.append("ro") }
         if debugRequests { options.append("debug") }

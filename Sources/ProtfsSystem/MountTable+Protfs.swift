@@ -1,3 +1,5 @@
+import Glibc
+
 /// Every protfs mount this process can see, for `protfsctl list`.
 extension MountTable {
     /// One line of `/proc/self/mountinfo` whose type is `fuse.protfs`.
@@ -7,6 +9,14 @@ extension MountTable {
         public let source: String
         /// The uid that mounted it (the kernel's `user_id=`); nil when the line has none.
         public let mountingUser: UInt32?
+        /// Its device, `major:minor` (`MountTable.deviceName`): what `st_dev` of every object on it says.
+        public let device: String
+    }
+
+    /// Whether the object with device `device` (`st_dev`) is on a protfs mount.
+    public static func isOnProtfsMount(device: dev_t) -> Bool {
+        let name = deviceName(device)
+        return protfsMounts().contains { $0.device == name }
     }
 
     /// The protfs mounts, in the kernel's order (oldest first).
@@ -18,7 +28,8 @@ extension MountTable {
                   separator + 3 < fields.count, fields[separator + 1] == protfsType else { return nil }
             let userOption = fields[separator + 3].split(separator: ",").first { $0.hasPrefix("user_id=") }
             return ProtfsMount(mountpoint: unescape(String(fields[4])), source: unescape(String(fields[separator + 2])),
-                               mountingUser: userOption.flatMap { UInt32($0.dropFirst("user_id=".count)) })
+                               mountingUser: userOption.flatMap { UInt32($0.dropFirst("user_id=".count)) },
+                               device: String(fields[2]))
         }
     }
 }

@@ -32,6 +32,15 @@ public enum MountTable {
         }.map { unescape(String($0.split(separator: " ")[0])) }
     }
 
+    /// The options the kernel shows for the newest mount at `mountpoint` (`rw`, `nosuid`,
+    /// `noexec`, `sync`, ...), or nil when nothing is mounted there.
+    public static func options(of mountpoint: String) -> Set<String>? {
+        lines(of: "/proc/mounts").last { line in
+            let fields = line.split(separator: " ")
+            return fields.count >= 4 && unescape(String(fields[1])) == mountpoint
+        }.map { Set($0.split(separator: " ")[3].split(separator: ",").map(String.init)) }
+    }
+
     /// The `major:minor` device of the newest mount at `mountpoint` (from
     /// `/proc/self/mountinfo`, so nothing asks the mounted filesystem itself).
     public static func device(of mountpoint: String) -> String? {

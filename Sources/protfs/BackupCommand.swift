@@ -1,3 +1,4 @@
+import Glibc
 import ProtfsCommandLine
 import ProtfsCore
 import ProtfsFormat
@@ -51,10 +52,9 @@ enum BackupCommand {
         let passphrase = try passphrases.readNew(prompt: "Backup passphrase: ", confirmation: "Repeat the backup passphrase: ")
         let progress = meter(arguments, backing: operands[0])
         let backup = try VaultBackup.write(vault: vault, classKeys: classKeys, to: operands[1], passphrase: passphrase,
-                                           progress: progress.update)
+                                           itemOwner: VaultBackup.itemOwner(asking: geteuid()), progress: progress.update)
         progress.finish()
-        print("Backed up \(operands[0]) to \(operands[1])"
-              + (backup.itemsLeftOut > 0 ? " (\(backup.itemsLeftOut) ThisDeviceOnly items left out)." : "."))
+        print("Backed up \(operands[0]) to \(operands[1])" + backup.itemsLeftOut.sentenceEnd)
     }
 
     /// The progress of a backup, its time left reckoned against the backing directory's size.

@@ -1,6 +1,7 @@
 import Glibc
 import ProtfsControlProtocol
 import ProtfsCore
+import ProtfsDomain
 import ProtfsCrypto
 import ProtfsFormat
 import ProtfsSystem
@@ -9,8 +10,8 @@ import ProtfsSystem
 /// vault"): the daemon holds the backing directory's lock, so it walks it itself, under the
 /// snapshot gate its requests share, into the archive its client created.
 extension DaemonControl {
-    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
-                progress: @escaping (UInt64, UInt64) -> Bool) throws(ControlFailure) -> Int {
+    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer, caller: uid_t,
+                progress: @escaping (UInt64, UInt64) -> Bool) throws(ControlFailure) -> BackupItemsLeftOut {
         try checkArchive(archive)
         guard vault.passcodeSet == (passcode != nil) else {
             throw ControlFailure(.usage, vault.passcodeSet ? "this vault has a passcode; a backup needs it"
@@ -28,7 +29,8 @@ extension DaemonControl {
         let log = log, backingPath = vault.backingPath
         do throws(BackupError) {
             let backup = try VaultBackup.stream(vault: vault, classKeys: classKeys, into: archive, named: "the archive",
-                                                passphrase: passphrase, snapshots: fileSystem.snapshots) { (objects, bytes) throws(BackupError) in
+                                                passphrase: passphrase, itemOwner: VaultBackup.itemOwner(asking: caller),
+                                                snapshots: fileSystem.snapshots) { (objects, bytes) throws(BackupError) in
                 if !walking {
                     walking = true
                     log.info("backup of \(backingPath) started; changes to the namespace wait until it ends")

@@ -2,6 +2,7 @@ import Glibc
 import ProtfsCommandLine
 import ProtfsCore
 import ProtfsFuse
+import ProtfsSystem
 
 /// `protfs mount BACKING MOUNTPOINT [-f] [-o OPTIONS]`, parsed. Our options are taken out of
 /// the `-o` lists; whatever else is there is libfuse's own and passed through.
@@ -76,8 +77,10 @@ struct MountOptions {
             if Self.fixedOnceRunning.contains(name) { givenOwnOptions.append(name) }
             switch name {
             case "remount": remount = true
-            case "device_key": deviceKey = try required()
-            case "passcode_file": passcodeFile = try required()
+            // Absolute now: the daemon works from `/` once it detaches, and a relative device key
+            // once put the vault's state lock (`vaults/ID.lock` beside it) in `/`.
+            case "device_key": deviceKey = CanonicalPath.bestEffort(try required())
+            case "passcode_file": passcodeFile = CanonicalPath.bestEffort(try required())
             case "owner": owner = try Self.owner(named: try required())
             case "passcode_command": passcodeCommand = try required()
             case "ask_passcode": askPasscode = true
@@ -102,7 +105,18 @@ struct MountOptions {
             case "suid":
                 throw UsageError("option 'suid' cannot be honoured: a protfs mount is always nosuid, since whoever can "
                                  + "write the backing directory could plant a set-user-ID program there; remove 'suid'")
-            case "default_permissions", "auto_unmount", "subtype", "fsname":
+            case "dev":
+                throw UsageError("option 'dev' cannot be honoured: a protfs mount is always nodev, since whoever can write "
+                                 + "the backing directory could plant a device node there; remove 'dev'")
+            case "lazytime":
+                throw UsageError("option 'lazytime' cannot be honoured: FUSE keeps no time updates back, each change "
+                                 + "reaches protfs as it happens; remove 'lazytime'")
+            case "nolazytime": break  // what a FUSE mount does anyway
+            case "auto_unmount":
+                throw UsageError("option 'auto_unmount' cannot be honoured: when a protfs daemon dies its mount stays and "
+                                 + "answers ENOTCONN, so that nothing written there lands in plaintext on the directory "
+                                 + "underneath; remove 'auto_unmount' (the next mount clears the dead one)")
+            case "default_permissions", "subtype", "fsname":
                 break  // always set by protfs itself
             default: fuseOptions.append(option)
             }

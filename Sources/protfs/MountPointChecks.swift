@@ -13,8 +13,8 @@ enum MountPointChecks {
 
     /// Clears a protfs mount whose daemon died (the kernel answers ENOTCONN, or ECONNABORTED
     /// just after the death, or ECANCELED for a request it was handing to the dead daemon's
-    /// io_uring), so the mount point can be used again; refuses a live one. The
-    /// dead daemon's auto-unmount helper is left to do it while it runs (`AutoUnmountHelper`).
+    /// io_uring), so the mount point can be used again; refuses a live one. A dead mount stays
+    /// until then (the daemon mounts without `auto_unmount`: see `FuseSession.optionString`).
     /// The probe is `statvfs`, a request that always reaches the daemon: a `stat` of the
     /// root is answered from the kernel's attribute cache for a while after the daemon died.
     static func clearDeadMount(at mountpoint: String) throws(Refusal) {
@@ -27,7 +27,6 @@ enum MountPointChecks {
             throw Refusal(description: "\(mountpoint) is already a protfs mount; unmount it first (fusermount3 -u \(mountpoint))")
         }
         guard [Errno(ENOTCONN), Errno(ECONNABORTED), Errno(ECANCELED)].contains(Errno.current) else { return }
-        if AutoUnmountHelper.awaitUnmount(of: mountpoint) { return }
         if umount2(mountpoint, Int32(MNT_DETACH)) != 0 {
             let status = runQuietly("/bin/fusermount3", ["-u", "-z", mountpoint])
             if status != 0 {

@@ -21,11 +21,10 @@ enum MountedBackup {
         let passcode = status.passcodeSet ? try passcodes.read() : nil
         let passphrase = try passphrases.readNew(prompt: "Backup passphrase: ", confirmation: "Repeat the backup passphrase: ")
         let pending = try PendingArchive.create(at: archive)
-        let itemsLeftOut = try client.backup(into: pending.file, passcode: passcode, passphrase: passphrase,
-                                             progress: progress.update)
+        let leftOut = try client.backup(into: pending.file, passcode: passcode, passphrase: passphrase,
+                                        progress: progress.update)
         progress.finish()
         try pending.publish()
-        print("Backed up \(backing) (mounted on \(mountpoint)) to \(archive)"
-              + (itemsLeftOut > 0 ? " (\(itemsLeftOut) ThisDeviceOnly items left out)." : "."))
+        print("Backed up \(backing) (mounted on \(mountpoint)) to \(archive)" + leftOut.sentenceEnd)
     }
 }

@@ -25,7 +25,8 @@ enum Remount {
         }
         // Options repeated as they are in force (mount(8) passes fstab's along) are no change.
         let given = options.givenOwnOptions + options.fuseOptions
-        let ignored = given.isEmpty ? [] : RunningMountOptions(mountpoint: mountpoint)?.differing(in: options) ?? given
+        let live = MountTable.options(of: mountpoint) ?? []
+        let ignored = given.isEmpty ? [] : RunningMountOptions(mountpoint: mountpoint)?.differing(in: options, live: live) ?? given
         if !ignored.isEmpty {
             report("warning: a remount changes only ro and rw; these stay as mounted: \(ignored.joined(separator: ","))")
         }
@@ -34,10 +35,12 @@ enum Remount {
             report("the daemon of \(mountpoint) does not answer (\(Errno.current)); nothing was changed")
             return .failure
         }
-        // A remount sets the mount's nosuid, nodev and noexec anew: keep them (a FUSE mount
-        // always has the first two). Its atime rule is kept when none is given.
+        // A remount sets the mount's nosuid, nodev, noexec, sync and dirsync anew: keep them (a
+        // FUSE mount always has the first two). Its atime rule is kept when none is given.
         var flags = UInt(MS_REMOUNT) | UInt(MS_NOSUID) | UInt(MS_NODEV)
         if current.f_flag & UInt(protfs_ST_NOEXEC) != 0 { flags |= UInt(MS_NOEXEC) }
+        if live.contains("sync") { flags |= UInt(MS_SYNCHRONOUS) }
+        if live.contains("dirsync") { flags |= UInt(MS_DIRSYNC) }
         if options.readOnly { flags |= UInt(MS_RDONLY) }
         guard mount(nil, mountpoint, nil, flags, nil) == 0 else {
             let error = Errno.current

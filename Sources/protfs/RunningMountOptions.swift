@@ -26,8 +26,9 @@ struct RunningMountOptions {
         autolock = .seconds(report.autolock)
     }
 
-    /// The options in `given` that a remount cannot change and that differ from these.
-    func differing(in given: MountOptions) -> [String] {
+    /// The options in `given` that a remount cannot change and that differ from these; a
+    /// kernel flag is in force when the live mount shows it (`live`, `MountTable.options`).
+    func differing(in given: MountOptions, live: Set<String>) -> [String] {
         let own = given.givenOwnOptions.filter { name in
             switch name {
             case "device_key": given.deviceKey != options.deviceKey
@@ -42,6 +43,16 @@ struct RunningMountOptions {
             default: true
             }
         }
-        return own + given.fuseOptions.filter { !options.fuseOptions.contains($0) }
+        return own + given.fuseOptions.filter { !options.fuseOptions.contains($0) && !Self.isInForce($0, live: live) }
+    }
+
+    /// Whether the kernel flag `option` holds for a mount that shows `live`.
+    static func isInForce(_ option: String, live: Set<String>) -> Bool {
+        switch option {
+        case "exec": !live.contains("noexec")
+        case "async": !live.contains("sync")
+        case "nosuid", "nodev", "noexec", "sync", "dirsync": live.contains(option)
+        default: false
+        }
     }
 }

@@ -5,7 +5,9 @@ import ProtfsSystem
 
 /// `protfsctl class get PATH...` and `protfsctl class set [-R] CLASS PATH...`: through the
 /// `user.protfs.class` attribute, so the mount's own rules (and POSIX permissions) apply
-/// exactly as for `getfattr`/`setfattr`.
+/// exactly as for `getfattr`/`setfattr`. Only on a protfs mount: elsewhere that attribute is
+/// an ordinary one any filesystem keeps, and setting it there once "succeeded", after which
+/// `class get` reported `complete` for a plaintext file; such a path is refused (exit 9).
 enum ClassCommands {
     static let attribute = "user.protfs.class"
 
@@ -15,6 +17,10 @@ enum ClassCommands {
         for path in paths {
             do throws(Errno) {
                 let object = try OwnedDescriptor.open(path: path, .path)
+                guard try isOnProtfs(object.borrowed) else {
+                    failures.reportOutsideProtfs("class get", path)
+                    continue
+                }
                 let value = String(decoding: try object.borrowed.extendedAttribute(attribute), as: UTF8.self)
                 writeOutput(paths.count == 1 ? "\(value)\n" : "\(value)\t\(path)\n")
             } catch {
@@ -41,6 +47,10 @@ enum ClassCommands {
             do throws(Errno) {
                 // The operand itself is followed like setfattr does; nothing below it is.
                 let object = try OwnedDescriptor.open(path: path, .path)
+                guard try isOnProtfs(object.borrowed) else {
+                    failures.reportOutsideProtfs("class set", path)
+                    continue
+                }
                 setClass(protectionClass, of: object.borrowed, path: path, recursive: recursive, tally: tally, failures: &failures)
             } catch {
                 failures.report("class set", path, error, reading: false)
@@ -49,12 +59,21 @@ enum ClassCommands {
         try failures.finish()
     }
 
+    private static func isOnProtfs(_ object: FileDescriptor) throws(Errno) -> Bool {
+        MountTable.isOnProtfsMount(device: try object.status().st_dev)
+    }
+
     /// Sets the class of a regular file or directory, then, with -R, of everything below a
     /// directory; symlinks and other nodes have no class and are passed over.
     private static func setClass(_ protectionClass: ProtectionClass, of object: FileDescriptor, path: String,
                                  recursive: Bool, tally: ObjectTally, failures: inout FailureTally) {
         do throws(Errno) {
             let st = try object.status()
+            // Below an operand: a mount of another filesystem inside the vault is passed over.
+            guard MountTable.isOnProtfsMount(device: st.st_dev) else {
+                failures.reportOutsideProtfs("class set", path)
+                return
+            }
             guard st.isRegularFile || st.isDirectory else {
                 if !recursive { throw Errno.noData }
                 return
@@ -82,20 +101,30 @@ enum ClassCommands {
 }
 
 /// Per-path failures: each is reported on stderr and the command goes on. The exit code is
-/// that of the failure for a single path, 1 when any of several failed.
+/// that of the failure for a single path, 1 when any of several failed; 9 when every failure
+/// was a path outside every protfs mount.
 struct FailureTally {
     let single: Bool
     private var code: ExitCode?
+    private var onlyOutsideProtfs = true
 
     init(single: Bool) { self.single = single }
 
     mutating func report(_ command: String, _ path: String, _ error: Errno, reading: Bool) {
         writeError("protfsctl \(command): \(path): \(Self.explain(error, reading: reading))\n")
         code = single ? (error == .noEntry ? .notFound : .failure) : .failure
+        onlyOutsideProtfs = false
+    }
+
+    mutating func reportOutsideProtfs(_ command: String, _ path: String) {
+        writeError("protfsctl \(command): \(path): is not on a protfs mount, so it has no protection class; "
+                   + "nothing was \(command == "class set" ? "changed" : "read")\n")
+        code = code == nil ? .notOnProtfs : .failure
     }
 
     func finish() throws(CommandExit) {
-        if let code { throw CommandExit(code: code) }
+        guard let code else { return }
+        throw CommandExit(code: onlyOutsideProtfs ? .notOnProtfs : code)
     }
 
     private static func explain(_ error: Errno, reading: Bool) -> String {

@@ -57,7 +57,7 @@ import Testing
         .items([ItemAttributes(service: "s", account: "a", created: 1, modified: 2, lookupAttributes: ["user": "\u{e9}", "k": ""],
                                contentType: "text/plain")]),
         .backupProgress(objects: 12, bytes: 1 << 40),
-        .backedUp(itemsLeftOut: 4),
+        .backedUp(BackupItemsLeftOut(deviceBound: 4, otherUsers: 2)),
     ]
 
     @Test func requestsRoundTrip() throws {

@@ -120,4 +120,20 @@ import ProtfsCore
         while fixture.server.connectionCount > 0 && Date() < deadline { usleep(5_000) }
         #expect(try fixture.client().send(.status) == .status(fixture.handler.status()))
     }
+
+    /// Item requests hold the matched items and their reply in memory: a uid has at most its
+    /// share in flight, the other users together theirs, and root and the mounting user keep
+    /// their own room whatever the others hold (issue 38: four listings took the daemon down).
+    @Test func itemRequestsInFlightAreBoundedWithARoomForRootAndTheOwner() {
+        let admission = ControlAdmission(mountpoint: "/m", mountingUser: Self.mountingUser)
+        func serving(_ uid: uid_t) -> ControlAdmission.Tenant { ControlAdmission.Tenant(uid: uid, servingItem: true) }
+        let own = Array(repeating: serving(1000), count: ControlAdmission.itemRequestsPerUser)
+        #expect(admission.refusal(ofItemRequestBy: 1000, among: own)?.contains("already has") == true)
+        #expect(admission.refusal(ofItemRequestBy: 1000, among: own.map { ControlAdmission.Tenant(uid: $0.uid) }) == nil)
+        let others = (0 ..< ControlAdmission.otherUsersItemRequests).map { serving(2000 + uid_t($0)) }
+        #expect(admission.refusal(ofItemRequestBy: 3000, among: others)?.contains("other users") == true)
+        for privileged in [0, Self.mountingUser] {
+            #expect(admission.refusal(ofItemRequestBy: privileged, among: others + own) == nil)
+        }
+    }
 }

@@ -41,6 +41,21 @@ import Testing
         #expect(fixture.handler.record.withLock { Set($0.itemOwners) } == [getuid()])
     }
 
+    /// Issue 38: a reply beyond the protocol's bound was dropped in silence (the client saw the
+    /// connection close). The daemon's item store refuses such listings before it builds them;
+    /// whatever still exceeds the bound is answered with a failure that says so.
+    @Test func aReplyTooLargeForTheWireIsRefusedWithTheReason() throws {
+        let fixture = try ServerFixture()
+        let client = try fixture.client()
+        let label = String(repeating: "x", count: 60_000)
+        for account in 0 ... ControlLimits.maximumReplyLength / label.utf8.count {
+            let item = ItemAttributes(service: "svc", account: String(account), label: label)
+            #expect(try client.send(.item(ItemRequest(uid: nil, .add(item))), secrets: [secret([1])]) == .done)
+        }
+        let refusal = #expect(throws: ControlFailure.self) { try client.send(.item(ItemRequest(uid: nil, .list(service: nil)))) }
+        #expect(refusal?.message.contains("the answer would take") == true, "\(refusal?.message ?? "")")
+    }
+
     @Test func updateListAndDelete() throws {
         let fixture = try ServerFixture()
         let client = try fixture.client()

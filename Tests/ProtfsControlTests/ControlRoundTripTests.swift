@@ -74,7 +74,7 @@ import Glibc
         let leftOut = try client.backup(into: archive, passcode: secret(FakeHandler.passcode), passphrase: secret(passphrase)) {
             reports.append([$0, $1])
         }
-        #expect(leftOut == 3)
+        #expect(leftOut == BackupItemsLeftOut(deviceBound: 3, otherUsers: getuid() == 0 ? 0 : 1))
         #expect(reports == [[1, 10], [2, 20]])
         #expect(try archive.readAll() == passphrase)
         #expect(throws: ControlFailure(.wrongPasscode, "wrong passcode")) {

@@ -141,8 +141,8 @@ final class FakeHandler: ControlHandler {
 
     /// Writes the passphrase it got into the archive, reports progress twice, and says 3
     /// items were left out.
-    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
-                progress: @escaping (UInt64, UInt64) -> Bool) throws(ControlFailure) -> Int {
+    func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer, caller: uid_t,
+                progress: @escaping (UInt64, UInt64) -> Bool) throws(ControlFailure) -> BackupItemsLeftOut {
         guard let passcode else { throw ControlFailure(.usage, "this vault has a passcode") }
         try check(passcode)
         do throws(Errno) {
@@ -153,7 +153,7 @@ final class FakeHandler: ControlHandler {
         _ = progress(1, 10)
         usleep(300_000)  // past the interval between progress reports
         _ = progress(2, 20)
-        return 3
+        return BackupItemsLeftOut(deviceBound: 3, otherUsers: caller == 0 ? 0 : 1)
     }
 
     private func check(_ passcode: SecureBuffer) throws(ControlFailure) {

@@ -45,7 +45,7 @@ import ProtfsTestSupport
             try fixture.store.get(ItemIdentity(owner: 3, service: "svc", account: "a"))
         }
         #expect(try fixture.store.list(owner: 1).map(\.account) == ["a"])
-        #expect(try fixture.store.count(owner: 3) == 0)
+        #expect(fixture.store.count(owner: 3) == 0)
         let tooLong = Self.secret(ItemLimits.maximumSecretLength + 1)
         do throws(ItemError) {
             try fixture.store.add(Self.item("b"), owner: 1, secret: tooLong)
@@ -80,10 +80,10 @@ import ProtfsTestSupport
     @Test func theOtherUsersShareOneRoomThatLeavesRootAndTheOwnerTheirs() throws {
         let fixture = try Fixture(bounds: ItemStore.Bounds(items: 2, secretBytes: 100, othersItems: 5, othersSecretBytes: 150))
         for uid: UInt32 in 1000 ..< 1005 { try fixture.store.add(Self.item("a"), owner: uid, secret: Self.secret(10)) }
-        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150)) {
+        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150, attributeBytes: ItemLimits.maximumAttributeBytesOfOtherUsers)) {
             try fixture.store.add(Self.item("a"), owner: 1005, secret: Self.secret(0))
         }
-        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150)) {
+        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150, attributeBytes: ItemLimits.maximumAttributeBytesOfOtherUsers)) {
             try fixture.store.add(Self.item("b"), owner: 1000, secret: Self.secret(0))
         }
         // Root and the mounting user keep their own room.
@@ -94,7 +94,7 @@ import ProtfsTestSupport
         // The shared secret bytes: a larger secret in an update counts only its growth.
         let identity = ItemIdentity(owner: 1000, service: "svc", account: "a")
         try fixture.store.update(identity, changes: ItemChanges(), secret: Self.secret(100))  // 140 of 150
-        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150)) {
+        #expect(throws: ItemError.othersRoomFull(items: 5, secretBytes: 150, attributeBytes: ItemLimits.maximumAttributeBytesOfOtherUsers)) {
             try fixture.store.update(ItemIdentity(owner: 1001, service: "svc", account: "a"), changes: ItemChanges(),
                                      secret: Self.secret(21))
         }

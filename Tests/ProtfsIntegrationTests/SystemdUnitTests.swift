@@ -23,6 +23,15 @@ struct SystemdUnitTests {
         #expect(lines.contains("Restart=on-failure") && lines.contains { $0.hasPrefix("MemoryMax=") })
     }
 
+    /// Issue 38: an OOM-killed daemon stayed dead until someone noticed.
+    @Test("protfs@.service restarts a daemon that died")
+    func vaultUnitRestarts() throws {
+        let unit = try String(contentsOf: CommandRunner.packageRoot.appendingPathComponent("systemd/protfs@.service"), encoding: .utf8)
+        let lines = unit.split(separator: "\n").map(String.init)
+        #expect(lines.contains("Restart=on-failure"), "\(unit)")
+        #expect(lines.contains { $0.hasPrefix("RestartSec=") }, "\(unit)")
+    }
+
     @Test("an fstab line with x-systemd.automount and nofail reaches protfs mount without them")
     func fstabOptions() {
         let helper = CommandRunner.packageRoot.path + "/mount-helpers/mount.protfs"

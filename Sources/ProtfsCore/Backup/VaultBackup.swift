@@ -25,8 +25,10 @@ public final class VaultBackup {
     /// File bytes read so far (data extents, headers included).
     private var byteCount: UInt64 = 0
     private let progress: Progress
-    /// Items left out because they are `...ThisDeviceOnly`.
-    public private(set) var itemsLeftOut = 0
+    /// Items left out: `...ThisDeviceOnly` ones, and other owners' (`itemOwner`).
+    public private(set) var itemsLeftOut = BackupItemsLeftOut()
+    /// The only owner whose items the archive carries; nil: every owner's.
+    private let itemOwner: UInt32?
 
     private enum Area { case vault, items, other }
 
@@ -37,7 +39,7 @@ public final class VaultBackup {
     /// Writes the archive of an unmounted vault at `path` (refused when it exists): a
     /// temporary file beside it, synced and renamed into place once complete, removed on failure.
     public static func write(vault: Vault, classKeys: PasscodeClassKeys, to path: String, passphrase: SecureBuffer,
-                             progress: @escaping Progress = { _, _ in }) throws(BackupError) -> VaultBackup {
+                             itemOwner: UInt32? = nil, progress: @escaping Progress = { _, _ in }) throws(BackupError) -> VaultBackup {
         var existing = Glibc.stat()
         guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
         let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
@@ -48,7 +50,7 @@ public final class VaultBackup {
         do throws(BackupError) {
             // Nothing else uses the vault: a gate of its own, which nothing contends.
             let backup = try stream(vault: vault, classKeys: classKeys, into: file.borrowed, named: temporary, passphrase: passphrase,
-                                    snapshots: SnapshotGate(), progress: progress)
+                                    itemOwner: itemOwner, snapshots: SnapshotGate(), progress: progress)
             guard rename(temporary, path) == 0 else {
                 throw .system(operation: "rename the archive to", path: path, errno: Errno(errno))
             }
@@ -61,9 +63,10 @@ public final class VaultBackup {
 
     /// Writes a whole archive into `file` (empty, open for writing; `name` for messages) and
     /// syncs it. On a mounted vault `snapshots` is the daemon's: the walk holds its namespace,
-    /// and each object's stripe while it copies the object (`SnapshotGate`).
+    /// and each object's stripe while it copies the object (`SnapshotGate`). `itemOwner`: the
+    /// only owner whose items go in (`itemOwner(asking:)`), nil for every owner's.
     public static func stream(vault: Vault, classKeys: PasscodeClassKeys, into file: FileDescriptor, named name: String,
-                              passphrase: SecureBuffer, snapshots: SnapshotGate,
+                              passphrase: SecureBuffer, itemOwner: UInt32? = nil, snapshots: SnapshotGate,
                               progress: @escaping Progress) throws(BackupError) -> VaultBackup {
         let keys: VaultKeys
         do { keys = try vault.exportKeys(classKeys: classKeys) } catch { throw .damaged("\(error)") }
@@ -72,7 +75,7 @@ public final class VaultBackup {
         let writer = try BackupStreamWriter(file: file, path: name, header: header, keys: archiveKeys)
         let transportKey = LockedKey.random()
         try writer.append(BackupKeybag.encode(keys, transport: transportKey, archiveID: header.archiveID, with: archiveKeys.keybag))
-        let backup = VaultBackup(vault: vault, writer: writer, snapshots: snapshots, progress: progress,
+        let backup = VaultBackup(vault: vault, writer: writer, snapshots: snapshots, progress: progress, itemOwner: itemOwner,
                                  transport: ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transportKey),
                                                          classBPublicKey: keys.classBPublicKey))
         try snapshots.walking { () throws(BackupError) in try backup.walk() }
@@ -80,8 +83,9 @@ public final class VaultBackup {
     }
 
     private init(vault: Vault, writer: BackupStreamWriter, snapshots: SnapshotGate, progress: @escaping Progress,
-                 transport: ClassKeyring) {
+                 itemOwner: UInt32?, transport: ClassKeyring) {
         self.vault = vault
+        self.itemOwner = itemOwner
         self.writer = writer
         self.snapshots = snapshots
         self.progress = progress
@@ -119,10 +123,7 @@ public final class VaultBackup {
                     : path.isEmpty && name == ReservedNames.links ? .other : area
                 try walk(fd, path: child, area: inner, readAhead: readAhead)
             case S_IFREG:
-                if area == .items && isDeviceBoundItem(name, in: directory) {
-                    itemsLeftOut += 1
-                    continue
-                }
+                if area == .items && leavesOut(name, in: directory) { continue }
                 try appendFile(name, in: directory, path: child, st: st, hasHeader: area == .vault && ReservedNames.isVaultEntry(name))
             case S_IFLNK:
                 let target: String
@@ -261,11 +262,24 @@ public final class VaultBackup {
 
     /// A record the device alone could open: left out. A damaged one is kept as it is (fsck's
     /// business, on either side).
-    private func isDeviceBoundItem(_ name: String, in directory: FileDescriptor) -> Bool {
-        guard ItemIdentity.isRecordName(name),
-              let (_, metadata) = try? ItemRecord.read(name, in: directory, vaultID: vault.vaultID, keys: vault.filesystemKeys)
-        else { return false }
-        return metadata.attributes.accessibility.isThisDeviceOnly
+    /// The owner whose items alone a backup asked for by `uid` carries: root's carries every
+    /// owner's; anyone else's (the vault's owner) only their own, so that a restore of it, where
+    /// they are root, shows them no other user's items (docs/THREAT-MODEL.md).
+    public static func itemOwner(asking uid: uid_t) -> UInt32? { uid == 0 ? nil : uid }
+
+    /// Whether the item record `name` stays out of the archive, counted: a `...ThisDeviceOnly`
+    /// item, or with `itemOwner` another owner's (a record that does not authenticate too: its
+    /// owner is unknown).
+    private func leavesOut(_ name: String, in directory: FileDescriptor) -> Bool {
+        guard ItemIdentity.isRecordName(name) else { return false }
+        let read = try? ItemRecord.read(name, in: directory, vaultID: vault.vaultID, keys: vault.filesystemKeys)
+        if let itemOwner, read?.1.owner != itemOwner {
+            itemsLeftOut.otherUsers += 1
+            return true
+        }
+        guard let (_, metadata) = read, metadata.attributes.accessibility.isThisDeviceOnly else { return false }
+        itemsLeftOut.deviceBound += 1
+        return true
     }
 
     private func extendedAttributes(of fd: FileDescriptor, path: String) throws(BackupError) -> [(String, [UInt8])] {

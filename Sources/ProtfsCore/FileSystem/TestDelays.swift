@@ -14,6 +14,10 @@ enum TestDelays {
     /// it copies, so that writes have every chance to land in the middle of a copy.
     static let backupPiece = seconds(from: "PROTFS_TEST_BACKUP_PIECE_DELAY")
 
+    /// `PROTFS_TEST_ITEM_RECORD_DELAY`: seconds a search waits before it reads each candidate
+    /// record, under the item index's lock, so that a test can ask for `status` meanwhile.
+    static let itemRecord = seconds(from: "PROTFS_TEST_ITEM_RECORD_DELAY")
+
     static func pause(_ delay: Duration?) {
         guard let delay else { return }
         sleep(for: delay)

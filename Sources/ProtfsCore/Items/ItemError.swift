@@ -15,8 +15,13 @@ public enum ItemError: CommandError, Sendable, Equatable {
     case invalid(String)
     case tooMany(limit: Int)
     case tooLarge(total: Int, limit: Int)
+    /// The owner's attributes (not the secrets) would total more than one owner may keep.
+    case attributesTooLarge(total: Int, limit: Int)
     /// The room that every owner but root and the mounting user share is taken.
-    case othersRoomFull(items: Int, secretBytes: Int)
+    case othersRoomFull(items: Int, secretBytes: Int, attributeBytes: Int)
+    /// A listing or search whose reply could take more than one reply may (judged before any
+    /// record is read).
+    case listingTooLarge(items: Int, bytes: Int, limit: Int)
     case damaged(service: String, account: String)
     case system(operation: String, errno: Errno)
 
@@ -26,7 +31,7 @@ public enum ItemError: CommandError, Sendable, Equatable {
         case .duplicate: .alreadyExists
         case .refusedByLock, .passcodeNotSet: .refusedByLockState
         case .invalid: .usage
-        case .tooMany, .tooLarge, .othersRoomFull, .damaged, .system: .failure
+        case .tooMany, .tooLarge, .attributesTooLarge, .othersRoomFull, .listingTooLarge, .damaged, .system: .failure
         }
     }
 
@@ -49,9 +54,15 @@ public enum ItemError: CommandError, Sendable, Equatable {
         case .tooLarge(let total, let limit):
             "your items' secrets would total \(total) bytes, more than the \(limit) one user may keep; delete some, "
                 + "or keep large secrets in files of the same class"
-        case .othersRoomFull(let items, let secretBytes):
-            "the users of this vault other than root and its owner share room for \(items) items and \(secretBytes) bytes "
-                + "of secrets, and it is taken; delete some, or ask the vault's owner"
+        case .attributesTooLarge(let total, let limit):
+            "your items' attributes would total \(total) bytes, more than the \(limit) one user may keep; delete some, "
+                + "or keep fewer or shorter attributes"
+        case .othersRoomFull(let items, let secretBytes, let attributeBytes):
+            "the users of this vault other than root and its owner share room for \(items) items, \(secretBytes) bytes "
+                + "of secrets and \(attributeBytes) bytes of attributes, and it is taken; delete some, or ask the vault's owner"
+        case .listingTooLarge(let items, let bytes, let limit):
+            "the \(items) items that may match could take \(bytes) bytes in one answer, more than the \(limit) it may "
+                + "take; narrow the query (a service, more attributes, a limit)"
         case .damaged(let service, let account):
             "the record of the item with service '\(service)' and account '\(account)' is damaged (it does not "
                 + "authenticate); run 'protfs fsck --repair' on the unmounted vault to move it aside"

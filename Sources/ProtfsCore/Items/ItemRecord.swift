@@ -33,6 +33,8 @@ struct ItemRecord: Sendable, Equatable {
     let sealedSecret: [UInt8]
 
     var secretLength: Int { sealedSecret.count - XChaCha20Poly1305.overhead }
+    /// The bytes of its attributes (`ItemMetadata`), as the bounds count them.
+    var attributeLength: Int { sealedMetadata.count - XChaCha20Poly1305.overhead }
 
     /// The largest record a secret of the maximum length and the largest attributes make.
     static let maximumByteCount = fixedByteCount + ItemMetadata.maximumByteCount + XChaCha20Poly1305.overhead

@@ -15,10 +15,12 @@ extension ItemStore {
         public let secretLengths: [Int]
     }
 
-    /// The owner's items that `query` matches (attributes only), by service then account.
+    /// The owner's items that `query` matches (attributes only), by service then account;
+    /// refused before any record is read when the reply could be too large (`checkListing`).
     public func search(owner: UInt32, _ query: ItemQuery) throws(ItemError) -> [ItemAttributes] {
         try withIndex(creating: false) { (index, directory) throws(ItemError) in
-            matching(owner: owner, query, in: index, directory).map(\.metadata.attributes)
+            try checkListing(owner: owner, query, in: index)
+            return matching(owner: owner, query, in: index, directory).map(\.metadata.attributes)
         }
     }
 
@@ -27,6 +29,7 @@ extension ItemStore {
     /// carries (the lengths are in the index: refused before any is read).
     public func searchWithSecrets(owner: UInt32, _ query: ItemQuery) throws(ItemError) -> Matches {
         try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            try checkListing(owner: owner, query, in: index)
             let found = matching(owner: owner, query, in: index, directory)
             let total = found.reduce(0) { $0 + $1.record.secretLength }
             guard total <= ItemLimits.maximumMatchedSecretBytes else {
@@ -87,8 +90,6 @@ extension ItemStore {
             try withIndex(creating: false) { (index, directory) throws(ItemError) in
                 let found = matching(owner: owner, query, in: index, directory)
                 guard !found.isEmpty else { throw .noMatch }
-                let names = Set(found.map(\.name))
-                if let secret { try checkSecretRoom(owner: owner, replacing: names, with: secret.count, in: index) }
                 var versions: [Updated] = []
                 for match in found {
                     let new = try updated(match.record, match.metadata, named: match.name, changes: changes, rename: rename,
@@ -98,10 +99,11 @@ extension ItemStore {
                     }
                     versions.append(new)
                 }
+                try checkRoom(owner: owner, replacing: Set(found.map(\.name)),
+                              with: versions.map { Entry($0.record, $0.metadata) }, in: index)
                 for (match, new) in zip(found, versions) {
                     try write(new.record, named: new.name, in: directory)
-                    index[new.name] = Entry(owner: owner, secretLength: new.record.secretLength,
-                                            searchKeys: ItemSearchKeys(new.metadata.attributes))
+                    index[new.name] = Entry(new.record, new.metadata)
                     // A renamed item: the new record is in place (and synced) before the old goes.
                     guard new.name != match.name, let directory else { continue }
                     do throws(Errno) {
@@ -131,6 +133,7 @@ extension ItemStore {
         let wanted = ItemSearchKeys(query)
         var found: [Match] = []
         for (name, entry) in index where entry.owner == owner && entry.searchKeys.contains(wanted) {
+            TestDelays.pause(TestDelays.itemRecord)
             guard let (record, metadata) = try? loadRecord(name, in: directory), query.matches(metadata.attributes) else { continue }
             found.append(Match(name: name, record: record, metadata: metadata))
         }

@@ -8,15 +8,39 @@ extension ItemStore {
     /// Runs `body` with the index (built on first use) and the directory (nil when there is
     /// none yet and `creating` is false), one request at a time.
     func withIndex<R>(creating: Bool,
-                              _ body: (inout [String: Entry], FileDescriptor?) throws(ItemError) -> R) throws(ItemError) -> R {
-        try index.withLock { (cached) throws(ItemError) -> R in
-            let owned = try openDirectory(creating: creating)
-            let directory = owned.borrowed
-            var entries: [String: Entry]
-            if let cached { entries = cached } else { entries = try buildIndex(directory) }
-            defer { cached = entries }
-            return try body(&entries, directory)
+                              _ body: (inout [String: Entry], FileDescriptor?) throws(ItemError) -> R) throws(ItemError) -> sending R {
+        try index.withLock { (cached) throws(ItemError) -> R in try withEntries(&cached, creating: creating, body) }
+    }
+
+    /// How many items each owner has, as the last request left the index; built now when no
+    /// request has built it yet and none holds it. nil while one holds it before the first
+    /// count: `status` reads this and never waits on item work (a search of another user's
+    /// held it for seconds, and a login's unlock timed out waiting).
+    func ownerCounts() -> [UInt32: Int]? {
+        if let counts = publishedCounts.withLock({ $0 }) { return counts }
+        return try? index.withLockIfAvailable { (cached) throws(ItemError) -> [UInt32: Int] in
+            try withEntries(&cached, creating: false) { (entries, _) in Self.counts(of: entries) }
         }
+    }
+
+    private func withEntries<R>(_ cached: inout [String: Entry]?, creating: Bool,
+                                _ body: (inout [String: Entry], FileDescriptor?) throws(ItemError) -> R) throws(ItemError) -> sending R {
+        let owned = try openDirectory(creating: creating)
+        let directory = owned.borrowed
+        var entries: [String: Entry]
+        if let cached { entries = cached } else { entries = try buildIndex(directory) }
+        defer {
+            cached = entries
+            let counts = Self.counts(of: entries)
+            publishedCounts.withLock { $0 = counts }
+        }
+        return try body(&entries, directory)
+    }
+
+    private static func counts(of entries: [String: Entry]) -> [UInt32: Int] {
+        var counts: [UInt32: Int] = [:]
+        for entry in entries.values { if let owner = entry.owner { counts[owner, default: 0] += 1 } }
+        return counts
     }
 
     private func openDirectory(creating: Bool) throws(ItemError) -> OwnedDescriptor? {
@@ -43,8 +67,7 @@ extension ItemStore {
         var entries: [String: Entry] = [:]
         for name in names where ItemIdentity.isRecordName(name) {
             if let (record, metadata) = try? loadRecord(name, in: directory) {
-                entries[name] = Entry(owner: metadata.owner, secretLength: record.secretLength,
-                                      searchKeys: ItemSearchKeys(metadata.attributes))
+                entries[name] = Entry(record, metadata)
             } else {
                 reportDamage("item record \(ReservedNames.items)/\(name) is damaged")
                 entries[name] = Entry(owner: nil, secretLength: 0)

@@ -11,9 +11,10 @@ import Synchronization
 /// key of the item's accessibility, decided by the same table as files (`AccessPolicy`,
 /// through `LockController.perform`), while attributes, `list` and `delete` need none.
 ///
-/// Requests are served one at a time: the index of which record belongs to which owner (built
-/// at the first request from the sealed attributes, so the per-owner bounds need no scan
-/// afterwards) and the records change together. Every change is written to a temporary file,
+/// Requests are served one at a time (`status` counts without waiting on them): the index of
+/// which record belongs to which owner (built at the first request from the sealed
+/// attributes, so the per-owner bounds need no scan afterwards) and the records change
+/// together. Every change is written to a temporary file,
 /// synced, renamed into place and the directory synced: a crash leaves the old record or the
 /// new one.
 public final class ItemStore: Sendable {
@@ -21,29 +22,10 @@ public final class ItemStore: Sendable {
         /// nil for a record that does not authenticate.
         var owner: UInt32?
         var secretLength: Int
+        /// The bytes of its sealed attributes (`ItemRecord.attributeLength`).
+        var attributeLength: Int = 0
         /// What a search can rule out without reading the record (`ItemSearchKeys`).
         var searchKeys: ItemSearchKeys = ItemSearchKeys()
-    }
-
-    /// What one owner may keep, and what the owners other than the privileged ones (root and
-    /// the mounting user) may keep between them.
-    public struct Bounds: Sendable {
-        public let items: Int
-        public let secretBytes: Int
-        public let othersItems: Int
-        public let othersSecretBytes: Int
-
-        public static let standard = Bounds(items: ItemLimits.maximumItemsPerOwner,
-                                            secretBytes: ItemLimits.maximumSecretBytesPerOwner,
-                                            othersItems: ItemLimits.maximumItemsOfOtherUsers,
-                                            othersSecretBytes: ItemLimits.maximumSecretBytesOfOtherUsers)
-
-        public init(items: Int, secretBytes: Int, othersItems: Int, othersSecretBytes: Int) {
-            self.items = items
-            self.secretBytes = secretBytes
-            self.othersItems = othersItems
-            self.othersSecretBytes = othersSecretBytes
-        }
     }
 
     let vault: Vault
@@ -54,6 +36,8 @@ public final class ItemStore: Sendable {
     let reportDamage: @Sendable (String) -> Void
     /// By record name; nil until the first request.
     let index = Mutex<[String: Entry]?>(nil)
+    /// Items per owner, published by every request when it releases the index (`ownerCounts`).
+    let publishedCounts = Mutex<[UInt32: Int]?>(nil)
 
     /// Item changes are namespace changes for a backup of the mounted vault: they wait for it.
     let snapshots: SnapshotGate
@@ -86,10 +70,6 @@ public final class ItemStore: Sendable {
                     if existing.owner == nil { throw .damaged(service: given.service, account: given.account) }
                     throw .duplicate(service: given.service, account: given.account)
                 }
-                let owned = index.values.filter { $0.owner == owner }
-                guard owned.count < bounds.items else { throw .tooMany(limit: bounds.items) }
-                try checkTotal(owned.reduce(0) { $0 + $1.secretLength } + secret.count)
-                try checkOthersRoom(owner: owner, in: index, adding: 1, secretBytes: secret.count)
                 var attributes = given
                 attributes.created = Self.now()
                 attributes.modified = attributes.created
@@ -97,8 +77,10 @@ public final class ItemStore: Sendable {
                 let record = try guarded([(.create, attributes.accessibility)], identity) { () throws(Errno) in
                     try ItemRecord.seal(metadata, secret: secret, itemID: .random(), recordName: name, keyring: keyring, keys: keys)
                 }
+                let entry = Entry(record, metadata)
+                try checkRoom(owner: owner, replacing: [], with: [entry], in: index)
                 try write(record, named: name, in: directory)
-                index[name] = Entry(owner: owner, secretLength: secret.count, searchKeys: ItemSearchKeys(attributes))
+                index[name] = entry
             }
         }
     }
@@ -124,11 +106,11 @@ public final class ItemStore: Sendable {
             try withIndex(creating: false) { (index, directory) throws(ItemError) in
                 let name = identity.recordName(keys: keys)
                 let (record, old) = try load(name, identity, in: directory)
-                if let secret { try checkSecretRoom(owner: identity.owner, replacing: [name], with: secret.count, in: index) }
                 let new = try updated(record, old, named: name, changes: changes, secret: secret)
+                let entry = Entry(new.record, new.metadata)
+                try checkRoom(owner: identity.owner, replacing: [name], with: [entry], in: index)
                 try write(new.record, named: name, in: directory)
-                index[name] = Entry(owner: identity.owner, secretLength: new.record.secretLength,
-                                    searchKeys: ItemSearchKeys(new.metadata.attributes))
+                index[name] = entry
             }
         }
     }
@@ -142,15 +124,6 @@ public final class ItemStore: Sendable {
             throw .invalid(problem)
         }
         if let secret { try checkLength(secret) }
-    }
-
-    /// Refused unless the owner's secrets stay within the bounds when the records `replaced`
-    /// each hold `length` bytes.
-    func checkSecretRoom(owner: UInt32, replacing replaced: Set<String>, with length: Int, in index: [String: Entry]) throws(ItemError) {
-        let kept = index.filter { !replaced.contains($0.key) && $0.value.owner == owner }
-        try checkTotal(kept.values.reduce(0) { $0 + $1.secretLength } + length * replaced.count)
-        let growth = length * replaced.count - replaced.reduce(0) { $0 + (index[$1]?.secretLength ?? 0) }
-        if growth > 0 { try checkOthersRoom(owner: owner, in: index, adding: 0, secretBytes: growth) }
     }
 
     /// The new version of `record` (whose attributes are `old`, stored as `name`) with `changes`,
@@ -258,9 +231,10 @@ public final class ItemStore: Sendable {
         try search(owner: owner, ItemQuery(service: service))
     }
 
-    /// How many items `owner` has (for `status`).
-    public func count(owner: UInt32) throws(ItemError) -> Int {
-        try withIndex(creating: false) { (index, _) throws(ItemError) in index.values.count { $0.owner == owner } }
+    /// How many items `owner` has (for `status`), without waiting on item requests; nil
+    /// when the index cannot be read, or is being built by a request (`ownerCounts`).
+    public func count(owner: UInt32) -> Int? {
+        ownerCounts().map { $0[owner, default: 0] }
     }
 
     // MARK: checks
@@ -279,22 +253,6 @@ public final class ItemStore: Sendable {
         guard secret.count <= ItemLimits.maximumSecretLength else {
             throw .invalid("the secret has \(secret.count) bytes, more than the \(ItemLimits.maximumSecretLength) an item may "
                            + "hold; keep it in a file of the same class instead")
-        }
-    }
-
-    func checkTotal(_ total: Int) throws(ItemError) {
-        guard total <= bounds.secretBytes else { throw .tooLarge(total: total, limit: bounds.secretBytes) }
-    }
-
-    /// For an owner other than the privileged ones: the others' items together, with `items`
-    /// more and `secretBytes` more, stay within the shared bound.
-    func checkOthersRoom(owner: UInt32, in index: [String: Entry], adding items: Int, secretBytes: Int)
-        throws(ItemError) {
-        guard !privilege.isPrivileged(owner) else { return }
-        let others = index.values.filter { entry in entry.owner.map { !privilege.isPrivileged($0) } ?? false }
-        guard others.count + items <= bounds.othersItems,
-              others.reduce(0, { $0 + $1.secretLength }) + secretBytes <= bounds.othersSecretBytes else {
-            throw .othersRoomFull(items: bounds.othersItems, secretBytes: bounds.othersSecretBytes)
         }
     }
 
