@@ -17,6 +17,8 @@ import Synchronization
 /// `OpenSSL` routes to locked memory, and are freed (and wiped) with this object, that is
 /// with the file's key: `contextCount` is what the lock's key census counts.
 public final class ContentCipher: Sendable {
+    /// OpenSSL takes lengths as `int`; a chunk is 4 KiB.
+    public static let maximumMessageByteCount = 1 << 30
     public let aead: ContentAEAD
     private let key: LockedKey
     private let pool = Mutex<[CipherContext]>([])
@@ -38,6 +40,7 @@ public final class ContentCipher: Sendable {
     public func seal(_ plaintext: UnsafeRawBufferPointer, authenticating ad: UnsafeRawBufferPointer,
                      into sealed: UnsafeMutableRawBufferPointer) {
         precondition(sealed.count == plaintext.count + ContentAEAD.overhead, "sealed buffer has the wrong size")
+        precondition(plaintext.count <= Self.maximumMessageByteCount && ad.count <= Self.maximumMessageByteCount)
         SecureRandom.fill(UnsafeMutableRawBufferPointer(rebasing: sealed[0..<ContentAEAD.nonceByteCount]))
         sealKeepingNonce(plaintext, authenticating: ad, into: sealed)
     }
@@ -61,7 +64,8 @@ public final class ContentCipher: Sendable {
     /// `plaintext` is zeroed and `.authenticationFailed` thrown.
     public func open(_ sealed: UnsafeRawBufferPointer, authenticating ad: UnsafeRawBufferPointer,
                      into plaintext: UnsafeMutableRawBufferPointer) throws(CryptoError) {
-        guard sealed.count >= ContentAEAD.overhead, plaintext.count == sealed.count - ContentAEAD.overhead else {
+        guard sealed.count >= ContentAEAD.overhead, plaintext.count == sealed.count - ContentAEAD.overhead,
+              plaintext.count <= Self.maximumMessageByteCount, ad.count <= Self.maximumMessageByteCount else {
             throw .invalidLength
         }
         let nonce = UnsafeRawBufferPointer(rebasing: sealed[0..<ContentAEAD.nonceByteCount])

@@ -243,7 +243,8 @@ public struct Keybag: Sendable, Equatable {
         }
         // Version 1 has reserved bytes there; version 2 exactly the no-passcode flag; version 3
         // the passcode bit and an AEAD other than XChaCha20-Poly1305 (which keeps 1 and 2).
-        guard let aead = ContentAEAD(rawValue: UInt8(flags >> 8)), form(passcodeSet: passcodeSet, contentAEAD: aead) == (version, flags) else {
+        guard let aead = ContentAEAD(rawValue: UInt8(flags >> 8)),
+              form(passcodeSet: passcodeSet, contentAEAD: aead) == (version, flags) else {
             throw .damaged(reason: version == passcodeVersion ? "reserved bytes are not zero" : "its flags are not the ones of its version")
         }
         return Keybag(version: version, flags: flags, vaultID: vaultID, generation: bytes.littleEndian(at: 28),

@@ -24,7 +24,9 @@ import Testing
     /// `nonce || ciphertext || tag` as `cipher` seals it under `nonce`.
     static func seal(_ cipher: ContentCipher, _ plaintext: [UInt8], nonce: [UInt8], ad: [UInt8]) -> [UInt8] {
         var sealed = nonce + [UInt8](repeating: 0, count: plaintext.count + ContentAEAD.tagByteCount)
-        plaintext.withUnsafeBytes { p in ad.withUnsafeBytes { a in sealed.withUnsafeMutableBytes { cipher.sealKeepingNonce(p, authenticating: a, into: $0) } } }
+        plaintext.withUnsafeBytes { p in
+            ad.withUnsafeBytes { a in sealed.withUnsafeMutableBytes { cipher.sealKeepingNonce(p, authenticating: a, into: $0) } }
+        }
         return sealed
     }
 
@@ -88,7 +90,8 @@ import Testing
         let cipher = ContentCipher(aead, key: .random())
         let plaintext = SecureRandom.bytes(100)
         var sealed = [UInt8](repeating: 0, count: 140)
-        plaintext.withUnsafeBytes { p in sealed.withUnsafeMutableBytes { cipher.seal(p, authenticating: UnsafeRawBufferPointer(start: nil, count: 0), into: $0) } }
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        plaintext.withUnsafeBytes { p in sealed.withUnsafeMutableBytes { cipher.seal(p, authenticating: none, into: $0) } }
         #expect(try Self.open(cipher, sealed, ad: []) == plaintext)
         for position in [0, 12, 23, 24, 80, 123, 124, 139] {
             var changed = sealed
@@ -97,7 +100,7 @@ import Testing
             #expect(throws: CryptoError.authenticationFailed) {
                 try changed.withUnsafeBytes { s in
                     try out.withUnsafeMutableBytes { o in
-                        try cipher.open(s, authenticating: UnsafeRawBufferPointer(start: nil, count: 0), into: o)
+                        try cipher.open(s, authenticating: none, into: o)
                     }
                 }
             }
