@@ -12,24 +12,37 @@ import Synchronization
 ///   the 12-byte nonce `0000 || nonce[16..<24]`. The subkey changes with every nonce, so each
 ///   chunk keys its context; the subkey lives on the stack only until then and is wiped.
 ///
-/// Contexts are made on first use and pooled (a context serves one chunk at a time; a file
-/// read by several threads at once gets one each). They live in OpenSSL's heap, which
-/// `OpenSSL` routes to locked memory, and are freed (and wiped) with this object, that is
-/// with the file's key: `contextCount` is what the lock's key census counts.
-public final class ContentCipher: Sendable {
+/// Contexts are made on first use, in one of eight slots (a context serves one chunk at a
+/// time; the chunks of one request are opened on every core at once, each claiming a slot
+/// with one atomic operation: a lock here was a tenth of a cold read's daemon time). More
+/// chunks at once than slots get a context of their own, freed after. Contexts live in
+/// OpenSSL's heap, which `OpenSSL` routes to locked memory, and are freed (and wiped) with
+/// this object, that is with the file's key: `contextCount` is what the lock's key census
+/// counts.
+public final class ContentCipher: @unchecked Sendable {
     /// OpenSSL takes lengths as `int`; a chunk is 4 KiB.
     public static let maximumMessageByteCount = 1 << 30
+    static let slotCount = 8
     public let aead: ContentAEAD
     private let key: LockedKey
-    private let pool = Mutex<[CipherContext]>([])
+    /// Bit `i` set: slot `i` is claimed, and its context is the claimant's alone.
+    private let claimed = Atomic<UInt8>(0)
+    private let slots: UnsafeMutablePointer<CipherContext?>
     private let made = Atomic<Int>(0)
 
     public init(_ aead: ContentAEAD, key: LockedKey) {
         self.aead = aead
         self.key = key
+        slots = .allocate(capacity: Self.slotCount)
+        slots.initialize(repeating: nil, count: Self.slotCount)
     }
 
-    /// Cipher contexts (key schedules) this cipher holds: made on demand, all freed with it.
+    deinit {
+        slots.deinitialize(count: Self.slotCount)
+        slots.deallocate()
+    }
+
+    /// Cipher contexts (key schedules) this cipher holds: made on demand, freed with it.
     public var contextCount: Int { made.load(ordering: .relaxed) }
 
     /// Cipher contexts alive in the process, of every file.
@@ -85,14 +98,30 @@ public final class ContentCipher: Sendable {
     }
 
     private func withContext<R>(_ body: (CipherContext) -> R) -> R {
-        let context = pool.withLock { $0.popLast() } ?? makeContext()
-        defer { pool.withLock { $0.append(context) } }
+        guard let slot = claimSlot() else {
+            made.add(1, ordering: .relaxed)
+            defer { made.subtract(1, ordering: .relaxed) }
+            return body(CipherContext(aead, fileKey: key))
+        }
+        defer { claimed.bitwiseAnd(~(1 << UInt8(slot)), ordering: .releasing) }
+        if let context = slots[slot] { return body(context) }
+        made.add(1, ordering: .relaxed)
+        let context = CipherContext(aead, fileKey: key)
+        slots[slot] = context
         return body(context)
     }
 
-    private func makeContext() -> CipherContext {
-        made.add(1, ordering: .relaxed)
-        return CipherContext(aead, fileKey: key)
+    /// The lowest free slot, now claimed; nil when all are.
+    private func claimSlot() -> Int? {
+        var current = claimed.load(ordering: .relaxed)
+        while current != UInt8.max {
+            let slot = (~current).trailingZeroBitCount
+            let (exchanged, original) = claimed.compareExchange(expected: current, desired: current | 1 << UInt8(slot),
+                                                                ordering: .acquiring)
+            if exchanged { return slot }
+            current = original
+        }
+        return nil
     }
 }
 
