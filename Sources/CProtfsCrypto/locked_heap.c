@@ -1,4 +1,5 @@
-// A small allocator over locked, undumpable mappings for OpenSSL's own allocations.
+// A small allocator over locked (as their pages are first touched), undumpable mappings for
+// OpenSSL's own allocations.
 // Blocks of power-of-two size classes (32 bytes to 64 KiB, a 16-byte header each) are cut
 // from 256 KiB regions and kept on free lists, wiped when freed; larger blocks get a mapping
 // of their own, wiped and unmapped when freed. Regions are never returned: the heap's size
@@ -47,7 +48,9 @@ static struct block *block_of(void *p) { return (struct block *)((char *)p - HEA
 static struct region *map_region(size_t bytes) {
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
-    if (mlock(p, bytes) != 0) lock_failed = 1;
+    // Locked as each page is first touched: only the pages blocks were cut from count
+    // against RLIMIT_MEMLOCK's use, and every page that ever holds a context is locked.
+    if (mlock2(p, bytes, MLOCK_ONFAULT) != 0) lock_failed = 1;
     (void)madvise(p, bytes, MADV_DONTDUMP);
     struct region *r = p;
     r->previous = NULL;
