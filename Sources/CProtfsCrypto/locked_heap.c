@@ -90,7 +90,7 @@ static void *heap_malloc(size_t bytes, const char *file, int line) {
     struct block *b = NULL;
     if (c == class_count) {
         size_t page = 4096, want = REGION_HEADER_BYTES + HEADER_BYTES + bytes;
-        if (want < bytes) goto done; // overflow
+        if (want < bytes || want > SIZE_MAX - page) goto done; // overflow
         struct region *r = map_region((want + page - 1) / page * page);
         if (!r) goto done;
         b = (struct block *)((char *)r + REGION_HEADER_BYTES);
