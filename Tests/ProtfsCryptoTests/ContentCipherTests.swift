@@ -148,6 +148,16 @@ import Testing
             CRYPTO_free(block, nil, 0)
             let left = UnsafeRawBufferPointer(start: block + 8, count: 248)
             check(left.allSatisfy { $0 == 0 }, "a freed block is wiped")
+            // A block too large for the size classes has a mapping of its own, which a
+            // realloc moves with its bytes and a free unmaps.
+            let mapped = OpenSSLLockedHeap.usage.mappedBytes
+            guard let large = CRYPTO_malloc(100_000, nil, 0) else { exit(EXIT_FAILURE) }
+            large.initializeMemory(as: UInt8.self, repeating: 0xCD, count: 100_000)
+            guard let moved = CRYPTO_realloc(large, 300_000, nil, 0) else { exit(EXIT_FAILURE) }
+            check(OpenSSLLockedHeap.contains(moved), "the moved block is in the locked heap")
+            check(UnsafeRawBufferPointer(start: moved, count: 100_000).allSatisfy { $0 == 0xCD }, "realloc keeps the bytes")
+            CRYPTO_free(moved, nil, 0)
+            check(OpenSSLLockedHeap.usage.mappedBytes == mapped, "a large block's mapping goes with it")
             exit(EXIT_SUCCESS)
         }
     }
