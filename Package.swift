@@ -22,7 +22,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CProtfsSys"),
         .target(name: "CProtfsUring"),
-        .target(name: "ProtfsCrypto", dependencies: ["CSodium"]),
+        .target(name: "CProtfsCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "ProtfsCrypto", dependencies: ["CSodium", "COpenSSL", "CProtfsCrypto"]),
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsDomain"),
         .target(name: "ProtfsControlProtocol", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
@@ -43,7 +44,7 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
         .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
-        .testTarget(name: "ProtfsCryptoTests", dependencies: ["ProtfsCrypto", "ProtfsSystem"]),
+        .testTarget(name: "ProtfsCryptoTests", dependencies: ["CSodium", "COpenSSL", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCrypto"]),

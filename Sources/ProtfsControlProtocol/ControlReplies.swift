@@ -23,9 +23,13 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// Whether the caller may lock, unlock and change the passcode: the control server fills
     /// it in (it checks the peer); nil from an older daemon.
     public var callerMayLock: Bool?
+    /// The AEAD the vault seals file contents with (`aes-256-gcm`, `xchacha20-poly1305`);
+    /// nil from an older daemon.
+    public var cipher: String?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,
-                passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil) {
+                passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil,
+                cipher: String? = nil) {
         self.state = state
         self.graceSecondsLeft = graceSecondsLeft
         self.pid = pid
@@ -37,13 +41,14 @@ public struct StatusReport: Sendable, Codable, Equatable {
         self.failedAttempts = failedAttempts
         self.retryAfterSeconds = retryAfterSeconds
         self.items = items
+        self.cipher = cipher
     }
 }
 
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
-        case items, owner, callerMayLock
+        case items, owner, callerMayLock, cipher
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
@@ -63,6 +68,7 @@ extension StatusReport {
         try container.encode(items, forKey: .items)
         try container.encode(owner, forKey: .owner)
         try container.encode(callerMayLock, forKey: .callerMayLock)
+        try container.encode(cipher, forKey: .cipher)
     }
 }
 

@@ -77,7 +77,8 @@ public final class Vault: Sendable {
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
             try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
         })
-        let keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey)
+        let keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey,
+                                   contentAEAD: keybag.contentAEAD)
         keyring.install(try VaultError.keybag { () throws(KeybagError) in try keybag.unwrapNoneKey(deviceKeys: deviceKeys) },
                         for: .none)
         let rootMetadata: DirectoryMetadata
@@ -94,6 +95,9 @@ public final class Vault: Sendable {
     /// False for a vault made with `init --no-passcode` or whose passcode was removed: its
     /// class keys open with the device key alone (docs/BACKUP.md).
     public var passcodeSet: Bool { hasPasscode.load(ordering: .acquiring) }
+
+    /// What the vault's file contents are sealed with, from its keybag (`init --cipher`).
+    public var contentAEAD: ContentAEAD { keyring.contentAEAD }
 
     /// The shared counter as its file holds it now (another process of the vault may have
     /// counted since).
@@ -147,7 +151,8 @@ public final class Vault: Sendable {
             try VaultError.keybag { () throws(KeybagError) in
                 VaultKeys(vaultID: vaultID, kdf: record.keybag.kdf, classBPublicKey: record.keybag.classBPublicKey,
                           filesystem: try record.keybag.unwrapFilesystemKey(deviceKeys: deviceKeys),
-                          none: try record.keybag.unwrapNoneKey(deviceKeys: deviceKeys), classKeys: classKeys)
+                          none: try record.keybag.unwrapNoneKey(deviceKeys: deviceKeys), classKeys: classKeys,
+                          contentAEAD: record.keybag.contentAEAD)
             }
         }
     }
@@ -210,20 +215,23 @@ public final class Vault: Sendable {
         public let vaultID: ObjectID
         public let rootClass: ProtectionClass
         public let deviceKeyPath: String
+        public let contentAEAD: ContentAEAD
         /// True when `init` made a new device key: the command says, once, that losing it
         /// loses the vault, class `none` included.
         public let deviceKeyCreated: Bool
     }
 
     /// `protfs init`: makes `backing` (if missing) a new vault whose root has
-    /// `protectionClass`, without a passcode when `passcode` gives nil. Refuses a directory
+    /// `protectionClass`, without a passcode when `passcode` gives nil, its files sealed with
+    /// `contentAEAD` (by default the one this CPU runs fastest: `init`'s default). Refuses a directory
     /// that is already a vault (exit 7), a non-empty one (exit 1) and a filesystem without `user.*` xattrs, all before `passcode` is
     /// asked for. The keybag is written last, so an interrupted init leaves no half vault.
     /// Throws a `VaultError`, or what `passcode` throws (the command line's reader has errors
     /// of its own, so that `protfsctl` can read a passcode without linking the vault).
     public static func initialize<PasscodeError: Error>(
         backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
-        passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters
+        passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters,
+        contentAEAD: ContentAEAD = .preferredOnThisCPU
     ) throws -> Initialization {
         do {
             try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700)
@@ -248,7 +256,9 @@ public final class Vault: Sendable {
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
         let deviceKeys = DeviceKeys(deviceKey: deviceKey)
-        let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.create(passcode: secret, kdf: kdf, deviceKeys: deviceKeys) }
+        let keybag = try VaultError.keybag { () throws(KeybagError) in
+            try Keybag.create(passcode: secret, kdf: kdf, contentAEAD: contentAEAD, deviceKeys: deviceKeys)
+        }
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
             try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
         })
@@ -269,7 +279,7 @@ public final class Vault: Sendable {
             throw error
         }
         return Initialization(vaultID: keybag.vaultID, rootClass: protectionClass, deviceKeyPath: deviceKeyFile.path,
-                              deviceKeyCreated: created)
+                              contentAEAD: contentAEAD, deviceKeyCreated: created)
     }
 
     // MARK: backing directory checks

@@ -6,7 +6,7 @@ import ProtfsCrypto
 public enum ContentLayout {
     public static let headerByteCount: Int64 = 328
     public static let chunkByteCount = 4096
-    public static let chunkOverhead = XChaCha20Poly1305.overhead
+    public static let chunkOverhead = ContentAEAD.overhead
     public static let sealedChunkByteCount = chunkByteCount + chunkOverhead
 
     /// The largest plaintext size whose backing size still fits in an `off_t`.

@@ -7,7 +7,9 @@ import ProtfsSystem
 /// passcode + device (the others), the class-B public key in the clear, and a MAC over the
 /// whole under a device-derived key. A vault without a passcode (docs/BACKUP.md) has a
 /// version-2 keybag, the same layout with a flag, whose passcode entries are wrapped under
-/// the device alone; a vault with a passcode keeps version 1, which older builds read. A value
+/// the device alone; a vault with a passcode keeps version 1, which older builds read. A vault
+/// whose contents are sealed with AES-256-GCM rather than XChaCha20-Poly1305 has a version-3
+/// keybag, whose flags carry both the passcode bit and the content AEAD. A value
 /// of this type has passed every check of `decode` (or was just assembled), so its fields can
 /// be trusted.
 public struct Keybag: Sendable, Equatable {
@@ -16,15 +18,21 @@ public struct Keybag: Sendable, Equatable {
     static let passcodeVersion: UInt16 = 1
     /// A vault without a passcode: the flags field says so.
     static let noPasscodeVersion: UInt16 = 2
-    public static let currentVersion = noPasscodeVersion
+    /// A vault whose content AEAD is not XChaCha20-Poly1305: the flags' high byte names it.
+    static let contentAEADVersion: UInt16 = 3
+    public static let currentVersion = contentAEADVersion
     /// Bit 0 of the flags (bytes 10..<12, reserved in version 1): no passcode.
     static let noPasscodeFlag: UInt16 = 1
     public static let fileName = "protfs.keybag"
     static let magic = Array("PROTFSKB".utf8)
 
     public let version: UInt16
+    /// Bytes 10..<12: bit 0 no passcode, bits 8..<16 the content AEAD (version 3 only).
+    let flags: UInt16
     /// False for a vault whose class keys open with the device key alone.
-    public var passcodeSet: Bool { version == Self.passcodeVersion }
+    public var passcodeSet: Bool { flags & Self.noPasscodeFlag == 0 }
+    /// What file contents are sealed with: XChaCha20-Poly1305 but in a version-3 keybag.
+    public var contentAEAD: ContentAEAD { ContentAEAD(rawValue: UInt8(flags >> 8)) ?? .xchacha20Poly1305 }
     public let vaultID: ObjectID
     /// 1 at creation, + 1 at every passcode change; mirrored in `VaultState`.
     public let generation: UInt64
@@ -73,10 +81,11 @@ public struct Keybag: Sendable, Equatable {
     /// A new vault's keybag: random vault id, filesystem key, class keys, class-B key pair
     /// and salt; generation 1. Without a passcode, the salt is zeros (nothing uses it) and
     /// the Argon2id parameters wait for the passcode a later `passwd` sets.
-    public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
+    public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, contentAEAD: ContentAEAD,
+                              deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         let classKeys = PasscodeClassKeys(complete: .random(), completeUntilFirstUserAuthentication: .random(),
                                           completeUnlessOpenPrivate: X25519.generatePrivateKey())
-        return try assemble(vaultID: .random(), generation: 1, kdf: kdf, passcode: passcode,
+        return try assemble(vaultID: .random(), generation: 1, kdf: kdf, contentAEAD: contentAEAD, passcode: passcode,
                             classBPublicKey: X25519.publicKey(for: classKeys.completeUnlessOpenPrivate),
                             deviceEntryKeys: (filesystem: .random(), none: .random()),
                             classKeys: classKeys, deviceKeys: deviceKeys)
@@ -88,7 +97,7 @@ public struct Keybag: Sendable, Equatable {
     /// touched.
     public func changingPasscode(to newPasscode: SecureBuffer?, classKeys: PasscodeClassKeys,
                                  deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
-        try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, passcode: newPasscode,
+        try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, contentAEAD: contentAEAD, passcode: newPasscode,
                           classBPublicKey: classBPublicKey,
                           deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
                                             none: try unwrapNoneKey(deviceKeys: deviceKeys)),
@@ -108,7 +117,7 @@ public struct Keybag: Sendable, Equatable {
     public static func restoring(_ keys: VaultKeys, generation: UInt64, stretched: StretchedPasscode?,
                                  deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         precondition(stretched.map { $0.kdf == keys.kdf } ?? true, "a passcode stretched under other parameters")
-        return assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, stretched: stretched,
+        return assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, contentAEAD: keys.contentAEAD, stretched: stretched,
                         classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
                         classKeys: keys.classKeys, deviceKeys: deviceKeys)
     }
@@ -130,20 +139,22 @@ public struct Keybag: Sendable, Equatable {
         }
     }
 
-    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
+    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, contentAEAD: ContentAEAD,
+                                 passcode: SecureBuffer?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
                                  classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
-        assemble(vaultID: vaultID, generation: generation, kdf: kdf,
+        assemble(vaultID: vaultID, generation: generation, kdf: kdf, contentAEAD: contentAEAD,
                  stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: kdf) },
                  classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys)
     }
 
-    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, stretched: StretchedPasscode?,
+    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, contentAEAD: ContentAEAD,
+                                 stretched: StretchedPasscode?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
                                  classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) -> Keybag {
         let salt = stretched?.salt ?? [UInt8](repeating: 0, count: Argon2id.saltByteCount)
         let passcodeKey = stretched.map { tangle($0.key, vaultID: vaultID, deviceKeys: deviceKeys) } ?? deviceKeys.wrap
-        let version = stretched == nil ? noPasscodeVersion : passcodeVersion
+        let (version, flags) = form(passcodeSet: stretched != nil, contentAEAD: contentAEAD)
         let entries = Slot.allCases.map { slot -> Entry in
             let (secret, wrappingKey): (LockedKey, LockedKey) = switch slot {
             case .filesystem: (deviceEntryKeys.filesystem, deviceKeys.wrap)
@@ -152,11 +163,12 @@ public struct Keybag: Sendable, Equatable {
             case .complete: (classKeys.complete, passcodeKey)
             case .completeUnlessOpenPrivate: (classKeys.completeUnlessOpenPrivate, passcodeKey)
             }
-            let ad = associatedData(version: version, vaultID: vaultID, slot: slot, generation: generation)
+            let ad = associatedData(version: version, passcodeSet: stretched != nil, vaultID: vaultID, slot: slot,
+                                    generation: generation)
             return Entry(classID: slot.classID, wrapKind: slot.wrapKind(passcodeSet: stretched != nil),
                          sealed: XChaCha20Poly1305.wrap(secret, authenticating: ad, with: wrappingKey))
         }
-        let unsigned = Keybag(version: version, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
+        let unsigned = Keybag(version: version, flags: flags, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
                               deviceKeyCheck: deviceKeyCheck(vaultID: vaultID, deviceKeys: deviceKeys),
                               classBPublicKey: classBPublicKey, entries: entries, mac: [])
         return unsigned.signed(deviceKeys: deviceKeys)
@@ -164,9 +176,17 @@ public struct Keybag: Sendable, Equatable {
 
     /// This keybag with its MAC computed over its other fields.
     func signed(deviceKeys: DeviceKeys) -> Keybag {
-        Keybag(version: version, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
+        Keybag(version: version, flags: flags, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
                deviceKeyCheck: deviceKeyCheck, classBPublicKey: classBPublicKey, entries: entries,
                mac: BLAKE2b.mac(key: deviceKeys.keybagMAC, outputByteCount: Self.macByteCount, authenticatedBytes()))
+    }
+
+    /// The version and flags of a keybag: versions 1 and 2 (which older builds read) for
+    /// XChaCha20-Poly1305 contents, version 3 for any other AEAD.
+    static func form(passcodeSet: Bool, contentAEAD: ContentAEAD) -> (version: UInt16, flags: UInt16) {
+        let passcodeBit = passcodeSet ? 0 : noPasscodeFlag
+        guard contentAEAD != .xchacha20Poly1305 else { return (passcodeSet ? passcodeVersion : noPasscodeVersion, passcodeBit) }
+        return (contentAEADVersion, passcodeBit | UInt16(contentAEAD.rawValue) << 8)
     }
 
     // MARK: encoding
@@ -179,7 +199,7 @@ public struct Keybag: Sendable, Equatable {
         var out = Self.magic
         out.reserveCapacity(Self.byteCount)
         out.appendLittleEndian(version)
-        out.appendLittleEndian(passcodeSet ? UInt16(0) : Self.noPasscodeFlag)
+        out.appendLittleEndian(flags)
         out += vaultID.bytes
         out.appendLittleEndian(generation)
         out.appendLittleEndian(kdf.opsLimit)
@@ -210,7 +230,7 @@ public struct Keybag: Sendable, Equatable {
             throw .damaged(reason: "its MAC does not verify (tampered or corrupted)")
         }
         let flags: UInt16 = bytes.littleEndian(at: 10)
-        let passcodeSet = version == passcodeVersion
+        let passcodeSet = version == contentAEADVersion ? flags & noPasscodeFlag == 0 : version == passcodeVersion
         var entries: [Entry] = []
         for slot in Slot.allCases {
             let start = entriesOffset + slot.rawValue * entryByteCount
@@ -221,11 +241,13 @@ public struct Keybag: Sendable, Equatable {
             }
             entries.append(entry)
         }
-        // Version 1 has reserved bytes there; version 2 exactly the no-passcode flag.
-        guard flags == (passcodeSet ? 0 : noPasscodeFlag) else {
-            throw .damaged(reason: passcodeSet ? "reserved bytes are not zero" : "its flags are not the ones of its version")
+        // Version 1 has reserved bytes there; version 2 exactly the no-passcode flag; version 3
+        // the passcode bit and an AEAD other than XChaCha20-Poly1305 (which keeps 1 and 2).
+        guard let aead = ContentAEAD(rawValue: UInt8(flags >> 8)),
+              form(passcodeSet: passcodeSet, contentAEAD: aead) == (version, flags) else {
+            throw .damaged(reason: version == passcodeVersion ? "reserved bytes are not zero" : "its flags are not the ones of its version")
         }
-        return Keybag(version: version, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
+        return Keybag(version: version, flags: flags, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
                       kdf: Argon2idParameters(opsLimit: bytes.littleEndian(at: 36), memLimit: bytes.littleEndian(at: 44)),
                       salt: Array(bytes[52..<68]), deviceKeyCheck: check, classBPublicKey: Array(bytes[100..<132]),
                       entries: entries, mac: expectedMAC)
@@ -279,7 +301,7 @@ public struct Keybag: Sendable, Equatable {
     }
 
     private func unwrap(_ slot: Slot, with key: LockedKey) throws -> LockedKey {
-        let ad = Self.associatedData(version: version, vaultID: vaultID, slot: slot, generation: generation)
+        let ad = Self.associatedData(version: version, passcodeSet: passcodeSet, vaultID: vaultID, slot: slot, generation: generation)
         return try XChaCha20Poly1305.unwrap(entries[slot.rawValue].sealed, authenticating: ad, with: key)
     }
 
@@ -292,11 +314,11 @@ public struct Keybag: Sendable, Equatable {
     // MARK: constructions
 
     /// `magic || version || vault id || class id || wrap kind || generation`.
-    static func associatedData(version: UInt16, vaultID: ObjectID, slot: Slot, generation: UInt64) -> [UInt8] {
+    static func associatedData(version: UInt16, passcodeSet: Bool, vaultID: ObjectID, slot: Slot, generation: UInt64) -> [UInt8] {
         var ad = magic
         ad.appendLittleEndian(version)
         ad += vaultID.bytes
-        ad += [slot.classID, slot.wrapKind(passcodeSet: version == passcodeVersion)]
+        ad += [slot.classID, slot.wrapKind(passcodeSet: passcodeSet)]
         ad.appendLittleEndian(generation)
         return ad
     }

@@ -21,14 +21,17 @@ public struct VaultKeys: Sendable {
     public let filesystem: LockedKey
     public let none: LockedKey
     public let classKeys: PasscodeClassKeys
+    /// What the vault's files are sealed with: a restore keeps it, as it keeps their chunks.
+    public let contentAEAD: ContentAEAD
 
     package init(vaultID: ObjectID, kdf: Argon2idParameters, classBPublicKey: [UInt8], filesystem: LockedKey, none: LockedKey,
-                 classKeys: PasscodeClassKeys) {
+                 classKeys: PasscodeClassKeys, contentAEAD: ContentAEAD) {
         self.vaultID = vaultID
         self.kdf = kdf
         self.classBPublicKey = classBPublicKey
         self.filesystem = filesystem
         self.none = none
         self.classKeys = classKeys
+        self.contentAEAD = contentAEAD
     }
 }

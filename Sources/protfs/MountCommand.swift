@@ -74,6 +74,13 @@ enum MountCommand {
             return .failure
         }
         DaemonHardening.apply()
+        // Before anything else can call OpenSSL: its allocator goes to locked memory now, or
+        // the content ciphers' key schedules would be in ordinary heap (docs/GUARANTEES.md).
+        let cipherMemory = OpenSSLLockedHeap.usage
+        if !cipherMemory.installed || cipherMemory.lockFailed {
+            report("warning: the content cipher's key schedules are not in locked memory"
+                   + (cipherMemory.lockFailed ? " (RLIMIT_MEMLOCK too low)" : ""))
+        }
         return openAndServe(options, backing: backing, mountpoint: mountpoint, detachment: detachment)
     }
 

@@ -29,6 +29,7 @@ enum StatusCommand {
         if let pid = report.pid { rows.append(("daemon pid", String(pid))) }
         rows += [
             ("passcode set", report.passcodeSet ? "yes" : "no"),
+            ("cipher", report.cipher ?? "unknown (an older daemon)"),
             ("grace period", "\(report.grace) s"),
             ("auto-lock", report.autolock == 0 ? "off" : "after \(report.autolock) s without requests"),
             ("failed attempts", String(report.failedAttempts)),

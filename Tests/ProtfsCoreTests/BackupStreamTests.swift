@@ -16,7 +16,7 @@ import ProtfsSystem
         let path = dir.child(name)
         let file = try FileDescriptor.open(path: path, [.writeOnly, .create, .exclusive])
         defer { file.close() }
-        let header = BackupArchiveHeader(kdf: .interactive)
+        let header = BackupArchiveHeader(kdf: .interactive, contentAEAD: .xchacha20Poly1305)
         let writer = try BackupStreamWriter(file: file, path: path, header: header,
                                             keys: try header.keys(passphrase: passcode("phrase")))
         // Appended in uneven pieces, as records are.
@@ -92,7 +92,7 @@ import ProtfsSystem
             do {
                 let file = try FileDescriptor.open(path: name, [.writeOnly, .create, .exclusive])
                 defer { file.close() }
-                let header = BackupArchiveHeader(kdf: .interactive)
+                let header = BackupArchiveHeader(kdf: .interactive, contentAEAD: .xchacha20Poly1305)
                 let writer = try BackupStreamWriter(file: file, path: name, header: header,
                                                     keys: try header.keys(passphrase: passcode("phrase")))
                 try writer.append(Array(body.prefix((round + 1) * Self.chunk)))

@@ -12,15 +12,16 @@ struct ContentTestKeys {
     let keyring: ClassKeyring
     let classKeys: [ProtectionClass: LockedKey]
 
-    /// Random keys, or the given ones (known-answer vectors).
+    /// Random keys, or the given ones (known-answer vectors), for a vault whose contents are
+    /// sealed with `aead` (the format vectors' XChaCha20-Poly1305 unless a test says).
     init(vaultID: ObjectID = .random(), deviceKey: LockedKey = .random(),
-         classKeys given: [ProtectionClass: LockedKey]? = nil) {
+         classKeys given: [ProtectionClass: LockedKey]? = nil, aead: ContentAEAD = .xchacha20Poly1305) {
         let keys = given ?? [
             .complete: .random(), .completeUntilFirstUserAuthentication: .random(), .none: .random(),
             .completeUnlessOpen: X25519.generatePrivateKey(),
         ]
         keyring = ClassKeyring(vaultID: vaultID, deviceKeys: DeviceKeys(deviceKey: deviceKey),
-                               classBPublicKey: X25519.publicKey(for: keys[.completeUnlessOpen]!))
+                               classBPublicKey: X25519.publicKey(for: keys[.completeUnlessOpen]!), contentAEAD: aead)
         for (protectionClass, key) in keys { keyring.install(key, for: protectionClass) }
         classKeys = keys
     }

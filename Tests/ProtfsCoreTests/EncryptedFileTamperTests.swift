@@ -108,7 +108,8 @@ import ProtfsSystem
         try directory.patchBacking("f", at: 0, Array(other[0..<328]))
         #expect(throws: Errno.io) { try reopen() }
         // Same device key, another vault id.
-        let sameDevice = ClassKeyring(vaultID: .random(), deviceKeys: keyring.deviceKeys, classBPublicKey: keyring.classBPublicKey)
+        let sameDevice = ClassKeyring(vaultID: .random(), deviceKeys: keyring.deviceKeys, classBPublicKey: keyring.classBPublicKey,
+                                      contentAEAD: keyring.contentAEAD)
         sameDevice.install(keys.classKeys[.complete]!, for: .complete)
         #expect(throws: Errno.io) { try EncryptedFile.open("g", in: directory.descriptor, keyring: sameDevice) }
     }

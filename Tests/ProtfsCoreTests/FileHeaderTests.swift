@@ -111,7 +111,8 @@ import ProtfsTestSupport
         #expect(throws: Errno.io) { try FileHeader.decode(header.encoded(), keyring: otherVault.keyring) }
         #expect(FileHeader.diagnose(header.encoded(), keyring: otherVault.keyring) == .noValidSlot)
         // Same device key, another vault id: the MAC binds the vault id.
-        let sameDevice = ClassKeyring(vaultID: .random(), deviceKeys: keyring.deviceKeys, classBPublicKey: keyring.classBPublicKey)
+        let sameDevice = ClassKeyring(vaultID: .random(), deviceKeys: keyring.deviceKeys, classBPublicKey: keyring.classBPublicKey,
+                                      contentAEAD: keyring.contentAEAD)
         #expect(throws: Errno.io) { try FileHeader.decode(header.encoded(), keyring: sameDevice) }
     }
 

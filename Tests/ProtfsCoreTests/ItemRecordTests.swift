@@ -39,7 +39,7 @@ import ProtfsTestSupport
 
     static func keyring(_ vectors: Vectors, deviceKeyHex: String) throws -> ClassKeyring {
         let keyring = ClassKeyring(vaultID: try ObjectID(hex: vectors.vaultID), deviceKeys: DeviceKeys(deviceKey: try key(deviceKeyHex)),
-                                   classBPublicKey: [])
+                                   classBPublicKey: [], contentAEAD: .xchacha20Poly1305)
         for (id, hex) in vectors.classKeys {
             let classID = try #require(UInt8(id))
             keyring.install(try key(hex), for: try #require(ProtectionClass(rawValue: classID)))
@@ -164,7 +164,7 @@ import ProtfsTestSupport
         let two = try JSONDecoder().decode(VersionTwoVectors.self, from: data)
         let keys = try filesystemKeys(hex: two.filesystemKey)
         let keyring = ClassKeyring(vaultID: try ObjectID(hex: two.vaultID), deviceKeys: DeviceKeys(deviceKey: try Self.key(two.deviceKey)),
-                                   classBPublicKey: [])
+                                   classBPublicKey: [], contentAEAD: .xchacha20Poly1305)
         for (id, hex) in two.classKeys {
             let classID = try #require(UInt8(id))
             keyring.install(try Self.key(hex), for: try #require(ProtectionClass(rawValue: classID)))

@@ -59,7 +59,7 @@ import ProtfsCrypto
     @Test func mismatchedPrivateKeyFailsTheUnlockCheck() throws {
         // Someone with the device key re-MACs a keybag whose public key is not the private
         // key's: the MAC passes, the unlock check does not.
-        let forged = Keybag(version: F.keybag.version, vaultID: F.keybag.vaultID, generation: F.keybag.generation,
+        let forged = Keybag(version: F.keybag.version, flags: F.keybag.flags, vaultID: F.keybag.vaultID, generation: F.keybag.generation,
                             kdf: F.keybag.kdf, salt: F.keybag.salt, deviceKeyCheck: F.keybag.deviceKeyCheck,
                             classBPublicKey: X25519.publicKey(for: X25519.generatePrivateKey()),
                             entries: F.keybag.entries, mac: []).signed(deviceKeys: F.deviceKeys)
@@ -112,10 +112,11 @@ import ProtfsCrypto
 
     @Test func newerVersionIsRefusedClearly() {
         var bytes = F.bytes
-        // Version 2 is the keybag of a vault without a passcode (NoPasscodeKeybagTests).
-        bytes[8] = 3
-        #expect(throws: KeybagError.newerVersion(3)) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
-        #expect("\(VaultError(.newerVersion(3)))".contains("newer protfs"))
+        // Version 2 is the keybag of a vault without a passcode (NoPasscodeKeybagTests), 3 of
+        // one sealed with AES-256-GCM (ContentAEADKeybagTests).
+        bytes[8] = 4
+        #expect(throws: KeybagError.newerVersion(4)) { try Keybag.decode(bytes, deviceKeys: F.deviceKeys) }
+        #expect("\(VaultError(.newerVersion(4)))".contains("newer protfs"))
     }
 
     @Test func passwdRewrapsAndOnlyTheNewPasscodeWorks() throws {
@@ -136,7 +137,7 @@ import ProtfsCrypto
 
     @Test func entriesAreBoundToTheirGeneration() throws {
         // Splicing generation-1 entries into a generation-2 keybag (re-MACed) fails to open.
-        let spliced = Keybag(version: 1, vaultID: F.keybag.vaultID, generation: 2, kdf: F.keybag.kdf, salt: F.keybag.salt,
+        let spliced = Keybag(version: 1, flags: 0, vaultID: F.keybag.vaultID, generation: 2, kdf: F.keybag.kdf, salt: F.keybag.salt,
                              deviceKeyCheck: F.keybag.deviceKeyCheck, classBPublicKey: F.keybag.classBPublicKey,
                              entries: F.keybag.entries, mac: []).signed(deviceKeys: F.deviceKeys)
         #expect(throws: KeybagError.self) { try spliced.unwrapFilesystemKey(deviceKeys: F.deviceKeys) }

@@ -89,6 +89,7 @@ import ProtfsSystem
         let vault = try Vault.open(backing: dir.child("backing"), deviceKeyPath: dir.child("device.key"))
         #expect("\(vault.vaultID)" == facts.vaultID)
         #expect(vault.generation == facts.generation)
+        #expect(vault.contentAEAD == .xchacha20Poly1305, "a vault made before the choice opens as it was made")
         #expect(vault.rootMetadata.protectionClass == ProtectionClass(spelling: facts.rootClass))
         #expect("\(vault.rootMetadata.directoryID)" == facts.rootDirectoryID)
         let fk = vault.filesystemKeys

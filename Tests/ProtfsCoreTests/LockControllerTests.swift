@@ -39,11 +39,11 @@ import ProtfsSystem
         let controller: LockController
         let fileSystem: VaultFileSystem
 
-        init(grace: Duration = .zero, unlocked: Bool = true) throws {
+        init(grace: Duration = .zero, unlocked: Bool = true, contentAEAD: ContentAEAD = .preferredOnThisCPU) throws {
             directory = TemporaryDirectory()
             let backing = directory.child("backing")
             _ = try Vault.initialize(backing: backing, protectionClass: .complete, deviceKeyPath: directory.child("device.key"),
-                                     passcode: { passcode("right") }, kdf: .interactive)
+                                     passcode: { passcode("right") }, kdf: .interactive, contentAEAD: contentAEAD)
             vault = try Vault.open(backing: backing, deviceKeyPath: directory.child("device.key"))
             if unlocked { try vault.unlock(passcode: passcode("right")) }
             controller = LockController(vault: vault, initialState: unlocked ? .unlocked : .beforeFirstUnlock,
@@ -65,10 +65,12 @@ import ProtfsSystem
         try bytes.withUnsafeBytes { b in Result { () throws(Errno) in try fs.write(handle, b, at: 0) } }.get()
     }
 
-    @Test func lockNowTakesCompleteHandlesAwayAndUnlockGivesThemBack() throws {
-        let f = try Fixture()
+    @Test(arguments: ContentAEAD.allCases)
+    func lockNowTakesCompleteHandlesAwayAndUnlockGivesThemBack(_ aead: ContentAEAD) throws {
+        let f = try Fixture(contentAEAD: aead)
         let (node, handle, _) = try f.fileSystem.createFile(Array("a".utf8), in: f.fileSystem.root, mode: 0o600, caller: f.caller)
         try write(f.fileSystem, handle, "secret")
+        #expect(f.vault.keyring.fileKeys.keySchedules(of: .complete) == 1, "the write made the file's cipher context")
         let cache = RecordingCache(nodes: [node])
         f.controller.attach(contentKeys: f.fileSystem, cache: cache)
         f.controller.lock(.now)
@@ -78,6 +80,7 @@ import ProtfsSystem
         #expect(throws: Errno.permissionDenied) { try f.fileSystem.open(node, writable: false) }
         #expect(f.vault.keyring.key(for: .complete) == nil && f.vault.keyring.key(for: .completeUnlessOpen) == nil)
         #expect(node.content.state.withLock { $0.file } == nil, "the per-file key is gone")
+        #expect(f.vault.keyring.fileKeys.keySchedules(of: .complete) == 0, "and its key schedule")
         // Both cache drops of the sequence selected the complete file.
         #expect(cache.drops.withLock { $0 } == [[.complete], [.complete]])
         try f.controller.unlock(passcode: passcode("right"))

@@ -13,7 +13,8 @@ import ProtfsCrypto
         let classKeys = try #require(try F.keybag.unlock(passcode: passcode(F.passcodeText), deviceKeys: F.deviceKeys))
         let keys = VaultKeys(vaultID: F.keybag.vaultID, kdf: F.keybag.kdf, classBPublicKey: F.keybag.classBPublicKey,
                              filesystem: try F.keybag.unwrapFilesystemKey(deviceKeys: F.deviceKeys),
-                             none: try F.keybag.unwrapNoneKey(deviceKeys: F.deviceKeys), classKeys: classKeys)
+                             none: try F.keybag.unwrapNoneKey(deviceKeys: F.deviceKeys), classKeys: classKeys,
+                             contentAEAD: F.keybag.contentAEAD)
         let stretch = try #require(PasscodeStretch(passcode("a new passcode"), kdf: keys.kdf))
         defer { stretch.join() }
         let stretched = try #require(stretch.wait())

@@ -26,7 +26,7 @@ import ProtfsTestSupport
         let deviceKeys = DeviceKeys(deviceKey: try Self.vector("device.key").withUnsafeBytes { try LockedKey.copying($0) })
         let bytes = try Self.vector("protfs.keybag")
         let keybag = try Keybag.decode(bytes, deviceKeys: deviceKeys)
-        #expect(!keybag.passcodeSet && keybag.version == 2)
+        #expect(!keybag.passcodeSet && keybag.version == 2 && keybag.contentAEAD == .xchacha20Poly1305)
         #expect("\(keybag.vaultID)" == facts.vaultID && keybag.generation == facts.generation)
         #expect(keybag.encoded() == bytes)
         let keys = try keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
@@ -53,7 +53,7 @@ import ProtfsTestSupport
             let error = #expect(throws: KeybagError.self) { try Keybag.decode(changed, deviceKeys: F.deviceKeys) }
             guard case .damaged = error else { Issue.record("expected damage, got \(String(describing: error))"); continue }
         }
-        let forged = Keybag(version: 1, vaultID: open.vaultID, generation: open.generation, kdf: open.kdf, salt: open.salt,
+        let forged = Keybag(version: 1, flags: 0, vaultID: open.vaultID, generation: open.generation, kdf: open.kdf, salt: open.salt,
                             deviceKeyCheck: open.deviceKeyCheck, classBPublicKey: open.classBPublicKey, entries: open.entries,
                             mac: []).signed(deviceKeys: F.deviceKeys)
         #expect(throws: KeybagError.self) { try Keybag.decode(forged.encoded(), deviceKeys: F.deviceKeys) }
@@ -77,7 +77,7 @@ import ProtfsTestSupport
     }
 
     @Test func aNewVaultWithoutPasscodeOpensWithTheDeviceAlone() throws {
-        let bag = try Keybag.create(passcode: nil, kdf: .interactive, deviceKeys: F.deviceKeys)
+        let bag = try Keybag.create(passcode: nil, kdf: .interactive, contentAEAD: .xchacha20Poly1305, deviceKeys: F.deviceKeys)
         let decoded = try Keybag.decode(bag.encoded(), deviceKeys: F.deviceKeys)
         #expect(!decoded.passcodeSet)
         let keys = try decoded.unlockWithoutPasscode(deviceKeys: F.deviceKeys)

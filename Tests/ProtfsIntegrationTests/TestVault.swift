@@ -39,10 +39,12 @@ final class TestVault {
         if initialize { try self.initialize(protectionClass: protectionClass) }
     }
 
-    /// `protfs init` of the backing directory, with this vault's device key and passcode.
-    func initialize(protectionClass: String? = nil) throws {
+    /// `protfs init` of the backing directory, with this vault's device key and passcode
+    /// (and `--cipher` when a test names one).
+    func initialize(protectionClass: String? = nil, cipher: String? = nil) throws {
         var arguments = ["init", backing, "--device-key", deviceKey, "--passcode-file", passcodeFile, "--kdf", "interactive"]
         if let protectionClass { arguments += ["--class", protectionClass] }
+        if let cipher { arguments += ["--cipher", cipher] }
         let result = CommandRunner.run(Self.protfs, arguments)
         guard result.succeeded else { throw TestFailure("protfs init failed (\(result.status)): \(result.stderr)") }
     }

@@ -26,7 +26,8 @@ struct VaultKeys {
             throw TestFailure("the test passcode does not open the keybag")
         }
         classKeys = unlocked
-        keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey)
+        keyring = ClassKeyring(vaultID: keybag.vaultID, deviceKeys: deviceKeys, classBPublicKey: keybag.classBPublicKey,
+                               contentAEAD: keybag.contentAEAD)
         keyring.install(unlocked.complete, for: .complete)
         keyring.install(unlocked.completeUntilFirstUserAuthentication, for: .completeUntilFirstUserAuthentication)
         keyring.install(unlocked.completeUnlessOpenPrivate, for: .completeUnlessOpen)

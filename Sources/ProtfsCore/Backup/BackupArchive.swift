@@ -3,29 +3,34 @@ import ProtfsFormat
 
 /// The fixed start of a backup archive (docs/BACKUP.md): what a passphrase needs to derive
 /// the archive's keys, in the clear, and a check that tells a wrong passphrase from damage.
-/// Every chunk after it authenticates these bytes too.
+/// Every chunk after it authenticates these bytes too. Version 1 is the archive of a vault
+/// sealed with XChaCha20-Poly1305 (older builds restore it); version 2 names another content
+/// AEAD in byte 10, which a restore keeps, since the archive carries the sealed chunks.
 public struct BackupArchiveHeader: Sendable {
     public static let byteCount = 92
     static let magic = Array("PROTFSBA".utf8)
-    static let version: UInt16 = 1
+    static let version: UInt16 = 2
     static let checkContext = Array("protfs backup passphrase check v1".utf8)
 
     public let kdf: Argon2idParameters
     let salt: [UInt8]
     /// Random per archive: binds the chunks and the backup keybag to this archive.
     let archiveID: [UInt8]
+    /// What the archived vault's file contents are sealed with.
+    let contentAEAD: ContentAEAD
 
-    init(kdf: Argon2idParameters) {
+    init(kdf: Argon2idParameters, contentAEAD: ContentAEAD) {
         self.kdf = kdf
         salt = SecureRandom.bytes(Argon2id.saltByteCount)
         archiveID = SecureRandom.bytes(16)
+        self.contentAEAD = contentAEAD
     }
 
     /// Bytes 0..<60, which the check and every chunk authenticate.
     var prefix: [UInt8] {
         var out = Self.magic
-        out.appendLittleEndian(Self.version)
-        out.appendLittleEndian(UInt16(0))
+        out.appendLittleEndian(contentAEAD == .xchacha20Poly1305 ? UInt16(1) : Self.version)
+        out += [contentAEAD.rawValue, 0]
         out.appendLittleEndian(kdf.opsLimit)
         out.appendLittleEndian(kdf.memLimit)
         return out + salt + archiveID
@@ -38,17 +43,21 @@ public struct BackupArchiveHeader: Sendable {
         guard bytes.count == byteCount, Array(bytes[0..<8]) == magic else { throw .notAnArchive }
         let version: UInt16 = bytes.littleEndian(at: 8)
         guard version <= Self.version else { throw .newerVersion(version) }
-        guard version == Self.version, bytes[10] == 0, bytes[11] == 0 else { throw .damaged("its header is malformed") }
+        guard version >= 1, let aead = ContentAEAD(rawValue: bytes[10]), (aead == .xchacha20Poly1305) == (version == 1),
+              bytes[11] == 0 else {
+            throw .damaged("its header is malformed")
+        }
         let kdf = Argon2idParameters(opsLimit: bytes.littleEndian(at: 12), memLimit: bytes.littleEndian(at: 20))
         guard kdf.meetsMinimum else { throw .damaged("it asks for Argon2id parameters below the minimum") }
-        return (BackupArchiveHeader(kdf: kdf, salt: Array(bytes[28..<44]), archiveID: Array(bytes[44..<60])),
+        return (BackupArchiveHeader(kdf: kdf, salt: Array(bytes[28..<44]), archiveID: Array(bytes[44..<60]), contentAEAD: aead),
                 Array(bytes[60..<92]))
     }
 
-    private init(kdf: Argon2idParameters, salt: [UInt8], archiveID: [UInt8]) {
+    private init(kdf: Argon2idParameters, salt: [UInt8], archiveID: [UInt8], contentAEAD: ContentAEAD) {
         self.kdf = kdf
         self.salt = salt
         self.archiveID = archiveID
+        self.contentAEAD = contentAEAD
     }
 
     /// Argon2id of the passphrase, then one subkey per purpose.

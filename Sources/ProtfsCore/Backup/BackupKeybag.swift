@@ -23,7 +23,8 @@ enum BackupKeybag {
         return out
     }
 
-    static func decode(_ bytes: [UInt8], archiveID: [UInt8], with key: LockedKey) throws(BackupError) -> (VaultKeys, transport: LockedKey) {
+    static func decode(_ bytes: [UInt8], archiveID: [UInt8], contentAEAD: ContentAEAD,
+                       with key: LockedKey) throws(BackupError) -> (VaultKeys, transport: LockedKey) {
         let sealedByteCount = LockedKey.byteCount + XChaCha20Poly1305.overhead
         var secrets: [LockedKey] = []
         for index in 0..<6 {
@@ -44,7 +45,7 @@ enum BackupKeybag {
         let kdf = Argon2idParameters(opsLimit: bytes.littleEndian(at: 16), memLimit: bytes.littleEndian(at: 24))
         guard kdf.meetsMinimum else { throw .damaged("its vault's Argon2id parameters are below the minimum") }
         return (VaultKeys(vaultID: ObjectID(bytes: Array(bytes[0..<16]))!, kdf: kdf, classBPublicKey: publicKey,
-                          filesystem: secrets[1], none: secrets[2], classKeys: classKeys), secrets[0])
+                          filesystem: secrets[1], none: secrets[2], classKeys: classKeys, contentAEAD: contentAEAD), secrets[0])
     }
 
     private static func associatedData(_ archiveID: [UInt8], _ index: Int) -> [UInt8] {

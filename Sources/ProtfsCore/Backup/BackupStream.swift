@@ -87,6 +87,7 @@ final class BackupStreamWriter {
 /// ends the file, the last flag; a byte missing or left over is damage.
 final class BackupStreamReader {
     let archiveID: [UInt8]
+    let contentAEAD: ContentAEAD
     private let chunkCount: UInt64
     private let chunks: ChunkOpener
     private var index: UInt64 = 0
@@ -127,14 +128,15 @@ final class BackupStreamReader {
         }
         let count = remainder == 0 ? full : full + 1
         let reader = try BackupStreamReader(file: file, prefix: header.prefix, key: keys.stream, archiveID: header.archiveID,
-                                            chunkCount: count,
+                                            contentAEAD: header.contentAEAD, chunkCount: count,
                                             finalChunkByteCount: remainder == 0 ? BackupChunks.sealedByteCount : remainder)
         return (reader, keys)
     }
 
-    private init(file: FileDescriptor, prefix: [UInt8], key: LockedKey, archiveID: [UInt8], chunkCount: UInt64,
-                 finalChunkByteCount: Int) throws(BackupError) {
+    private init(file: FileDescriptor, prefix: [UInt8], key: LockedKey, archiveID: [UInt8], contentAEAD: ContentAEAD,
+                 chunkCount: UInt64, finalChunkByteCount: Int) throws(BackupError) {
         self.archiveID = archiveID
+        self.contentAEAD = contentAEAD
         self.chunkCount = chunkCount
         chunks = try ChunkOpener(file: file, prefix: prefix, key: key, count: chunkCount, finalChunkByteCount: finalChunkByteCount)
     }

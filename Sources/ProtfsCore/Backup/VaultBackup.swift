@@ -70,14 +70,14 @@ public final class VaultBackup {
                               progress: @escaping Progress) throws(BackupError) -> VaultBackup {
         let keys: VaultKeys
         do { keys = try vault.exportKeys(classKeys: classKeys) } catch { throw .damaged("\(error)") }
-        let header = BackupArchiveHeader(kdf: keys.kdf)
+        let header = BackupArchiveHeader(kdf: keys.kdf, contentAEAD: keys.contentAEAD)
         let archiveKeys = try header.keys(passphrase: passphrase)
         let writer = try BackupStreamWriter(file: file, path: name, header: header, keys: archiveKeys)
         let transportKey = LockedKey.random()
         try writer.append(BackupKeybag.encode(keys, transport: transportKey, archiveID: header.archiveID, with: archiveKeys.keybag))
         let backup = VaultBackup(vault: vault, writer: writer, snapshots: snapshots, progress: progress, itemOwner: itemOwner,
                                  transport: ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transportKey),
-                                                         classBPublicKey: keys.classBPublicKey))
+                                                         classBPublicKey: keys.classBPublicKey, contentAEAD: keys.contentAEAD))
         try snapshots.walking { () throws(BackupError) in try backup.walk() }
         return backup
     }

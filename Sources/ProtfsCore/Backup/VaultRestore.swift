@@ -41,7 +41,8 @@ public enum VaultRestore {
             }
         }
         let (vaultKeys, transport) = try BackupKeybag.decode(try reader.read(BackupKeybag.byteCount),
-                                                             archiveID: reader.archiveID, with: keys.keybag)
+                                                             archiveID: reader.archiveID, contentAEAD: reader.contentAEAD,
+                                                             with: keys.keybag)
         return (reader, vaultKeys, transport)
     }
 
@@ -124,7 +125,7 @@ public enum VaultRestore {
             defer { derivation.join() }
             let target = RestoreTarget(root: root, backingPath: backing,
                                        keyring: ClassKeyring(vaultID: keys.vaultID, deviceKeys: deviceKeys,
-                                                             classBPublicKey: keys.classBPublicKey))
+                                                             classBPublicKey: keys.classBPublicKey, contentAEAD: keys.contentAEAD))
             let maker = try RestoreMaker(into: target)
             defer { maker.stop() }
             let replay = ArchiveReplay(reader: reader, transport: transportKeyring(keys, transport),
@@ -159,7 +160,8 @@ public enum VaultRestore {
     }
 
     private static func transportKeyring(_ keys: VaultKeys, _ transport: LockedKey) -> ClassKeyring {
-        ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transport), classBPublicKey: keys.classBPublicKey)
+        ClassKeyring(vaultID: keys.vaultID, deviceKeys: DeviceKeys(deviceKey: transport), classBPublicKey: keys.classBPublicKey,
+                     contentAEAD: keys.contentAEAD)
     }
 
     /// True when `backing` exists (it must then be an empty directory, or hold an interrupted

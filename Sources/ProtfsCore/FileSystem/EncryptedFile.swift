@@ -38,7 +38,7 @@ public final class EncryptedFile: Sendable {
         self.fileKey = fileKey
         self.writeRefusal = writeRefusal
         fileID = header.fileID
-        cipher = ChunkCipher(fileKey: fileKey, fileID: header.fileID)
+        cipher = ChunkCipher(fileKey: fileKey, fileID: header.fileID, aead: keyring.contentAEAD)
         headerState = Mutex(header)
         census = keyring.fileKeys
         census.enrol(self)

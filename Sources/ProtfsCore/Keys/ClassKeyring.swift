@@ -12,16 +12,19 @@ public final class ClassKeyring: ClassKeySource {
     /// The `completeUnlessOpen` public key: always available, so files of that class can be
     /// created while locked.
     public let classBPublicKey: [UInt8]
+    /// What the vault's file contents are sealed with (its keybag says).
+    public let contentAEAD: ContentAEAD
     /// Symmetric keys of `complete`, `completeUntilFirstUserAuthentication` and `none`, and the
     /// private key of `completeUnlessOpen`, by class.
     private let keys = Mutex<[ProtectionClass: LockedKey]>([:])
     /// The per-file keys unwrapped under these class keys that are still in memory.
     public let fileKeys = FileKeyCensus()
 
-    public init(vaultID: ObjectID, deviceKeys: DeviceKeys, classBPublicKey: [UInt8]) {
+    public init(vaultID: ObjectID, deviceKeys: DeviceKeys, classBPublicKey: [UInt8], contentAEAD: ContentAEAD) {
         self.vaultID = vaultID
         self.deviceKeys = deviceKeys
         self.classBPublicKey = classBPublicKey
+        self.contentAEAD = contentAEAD
     }
 
     /// The symmetric key of a class (for `completeUnlessOpen`: its private key), if present.

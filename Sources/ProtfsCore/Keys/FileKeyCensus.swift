@@ -2,8 +2,9 @@ import ProtfsDomain
 import Synchronization
 
 /// The per-file keys in memory: each lives in an open file's content object (`EncryptedFile`),
-/// which enrols here for its lifetime. It is how the lock's wipe is checked: once `locked`,
-/// none may be left of a `complete` file, whatever requests raced the lock.
+/// which enrols here for its lifetime, with the key schedules its cipher made from the key
+/// (OpenSSL's contexts, freed with the object). It is how the lock's wipe is checked: once
+/// `locked`, neither may be left of a `complete` file, whatever requests raced the lock.
 public final class FileKeyCensus: Sendable {
     private struct Entry {
         weak var file: EncryptedFile?
@@ -23,5 +24,15 @@ public final class FileKeyCensus: Sendable {
     /// How many content objects of `protectionClass` (by their header) hold a key now.
     public func count(of protectionClass: ProtectionClass) -> Int {
         live.withLock { $0.values.count { $0.file?.protectionClass == protectionClass } }
+    }
+
+    /// How many key schedules the content objects of `protectionClass` hold now.
+    public func keySchedules(of protectionClass: ProtectionClass) -> Int {
+        live.withLock { entries in
+            entries.values.reduce(0) { sum, entry in
+                guard let file = entry.file, file.protectionClass == protectionClass else { return sum }
+                return sum + file.cipher.keyScheduleCount
+            }
+        }
     }
 }

@@ -240,7 +240,7 @@ public final class LockController: Sendable {
     }
 
     /// Step 3's wipe: the class keys leave the keyring, the open `complete` files drop their
-    /// per-file keys, and then the census must count none. With no request in flight, a key
+    /// per-file keys and with them their key schedules, and then the census must count none. With no request in flight, a key
     /// still alive is a reference kept where none may be: a bug that breaks the one promise of
     /// the class. The daemon stops then, in every build, rather than call itself locked with
     /// a key in memory: its memory goes back to the kernel, the mount fails visibly, and
@@ -250,6 +250,8 @@ public final class LockController: Sendable {
         contentKeys?.dropContentKeys(of: .complete)
         let left = vault.keyring.fileKeys.count(of: .complete)
         precondition(left == 0, "\(left) per-file keys of complete files outlived the lock's wipe")
+        let schedules = vault.keyring.fileKeys.keySchedules(of: .complete)
+        precondition(schedules == 0, "\(schedules) key schedules of complete files outlived the lock's wipe")
     }
 
     /// A `completeUnlessOpen` file's last handle closed while locked: its pages go too.

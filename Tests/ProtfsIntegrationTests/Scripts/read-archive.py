@@ -10,7 +10,8 @@ from backup_archive import CHUNK, KEYBAG_CONTEXT, check, keys, open_sealed, pass
 data = open(sys.argv[1], "rb").read()
 passphrase = passphrase_in(sys.argv[2])
 header, stored_check = data[:60], data[60:92]
-assert header[:8] == b"PROTFSBA" and struct.unpack_from("<HH", header, 8) == (1, 0), "not a version-1 archive"
+# Version 1: an XChaCha20-Poly1305 vault; version 2: byte 10 names its content AEAD (1, AES-256-GCM).
+assert header[:8] == b"PROTFSBA" and struct.unpack_from("<HH", header, 8) in ((1, 0), (2, 1)), "not a version-1 or -2 archive"
 stream_key, keybag_key = keys(passphrase, header)
 if check(stream_key, header) != stored_check:
     sys.exit("wrong passphrase")

@@ -4,7 +4,8 @@ import ProtfsDomain
 import ProtfsFormat
 import ProtfsSystem
 
-/// One libFuzzer input: the first byte picks a decoder, the rest is what it decodes. Every
+/// One libFuzzer input: the first byte picks a decoder (or the cipher cross-check), the rest
+/// is what it decodes. Every
 /// decoder must return or throw; libFuzzer reports a crash, a hang (`-timeout`) or, under
 /// AddressSanitizer, a bad memory access. Keys are random per run: inputs cannot carry a
 /// valid MAC, so this explores what a decoder does before and around authentication (the
@@ -21,7 +22,7 @@ enum DecoderFuzzer {
         guard let selector = bytes.first else { return }
         let input = Array(bytes.dropFirst())
         let text = String(decoding: input, as: UTF8.self)
-        switch selector % 9 {
+        switch selector % 10 {
         case 0: _ = FileHeader.diagnose(input, keyring: keyring)
         case 1: _ = try? Keybag.decode(input, deviceKeys: deviceKeys)
         case 2: _ = try? DirectoryMetadata.decode(input, vaultID: keyring.vaultID, keys: filesystemKeys)
@@ -44,6 +45,7 @@ enum DecoderFuzzer {
             _ = SymlinkTarget.plaintextLength(backingTarget: text, root: .currentWorkingDirectory)
             _ = SymlinkTarget.format(of: text)
             _ = try? SymlinkTarget.load(backingTarget: text, at: symlinkLocation, keys: filesystemKeys, root: .currentWorkingDirectory)
+        case 8: CipherCrossCheck.run(input)
         default:
             var request = InputBytes(bytes: input)
             _ = try? ControlWire.readRequest(from: &request)
