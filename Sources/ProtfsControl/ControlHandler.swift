@@ -10,10 +10,11 @@ import ProtfsSystem
 public protocol ControlHandler: Sendable {
     /// `caller`: the peer's uid (nil when unknown), whose items are counted.
     func status(caller: uid_t?) -> StatusReport
-    /// Returns when the request is satisfied (`locking`, or `locked` for `.wait`/`.now`).
-    func lock(_ request: LockRequest) throws(ControlFailure)
+    /// Returns when the request is satisfied (`locking`, or `locked` for `.wait`/`.now`);
+    /// `requester` is who asked, for the log.
+    func lock(_ request: LockRequest, by requester: Requester) throws(ControlFailure)
     /// `passcode` nil: a vault without one, opened by the device key.
-    func unlock(passcode: SecureBuffer?) throws(ControlFailure)
+    func unlock(passcode: SecureBuffer?, by requester: Requester) throws(ControlFailure)
     /// `old` nil sets a passcode on a vault without one; `new` nil removes the passcode (and
     /// the `whenPasscodeSetThisDeviceOnly` items).
     func changePasscode(old: SecureBuffer?, new: SecureBuffer?) throws(ControlFailure)

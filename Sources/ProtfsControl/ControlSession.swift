@@ -102,16 +102,16 @@ struct ControlSession {
             case .status:
                 return .status(status())
             case .lock(let mode):
-                try handler.lock(mode)
+                try handler.lock(mode, by: Requester(peer))
                 return .done
             case .unlock:
-                try handler.unlock(passcode: message.secrets[0])
+                try handler.unlock(passcode: message.secrets[0], by: Requester(peer))
                 return .done
             case .changePasscode:
                 try handler.changePasscode(old: message.secrets[0], new: message.secrets[1])
                 return .done
             case .unlockWithoutPasscode:
-                try handler.unlock(passcode: nil)
+                try handler.unlock(passcode: nil, by: Requester(peer))
                 return .done
             case .setPasscode:
                 try handler.changePasscode(old: nil, new: message.secrets[0])

@@ -6,6 +6,12 @@ public enum DaemonEvent: String, Sendable, CaseIterable {
     case locked
     case unlocked
     case wrongPasscode
+    /// A lock asked for through the control socket, with who asked.
+    case lockRequested
+    /// An unlock through the control socket, with who asked.
+    case unlockRequested
+    /// The auto-lock's idle time ran out.
+    case autolock
     case damage
     case unmounted
 }

@@ -54,6 +54,9 @@ public enum JournalMessageID {
         case .locked: "c7f3b10a264247f1b99a61a9e61eaeec"
         case .unlocked: "88314df196cc4bacb61728bd85a061ed"
         case .wrongPasscode: "50397ffac97742799bb468291a7e0714"
+        case .lockRequested: "1eb2d079b2eb44f4a70c88885439add8"
+        case .unlockRequested: "bceb08112ee34cee8c9f781a4e50e517"
+        case .autolock: "c51886afecf84f3f806d272228b288bf"
         case .damage: "f7edd9f91dfa4e5286e1ddcac01a3020"
         case .unmounted: "a956442d3710475eb52c3cf19bc89223"
         }

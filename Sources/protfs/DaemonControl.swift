@@ -34,16 +34,22 @@ final class DaemonControl: ControlHandler {
                      cipher: vault.contentAEAD.name)
     }
 
-    func lock(_ request: LockRequest) throws(ControlFailure) {
+    /// Every lock and unlock says who asked (docs/SYSTEMD.md, "Who locked it"): the first
+    /// question after "why is my vault locked?".
+    func lock(_ request: LockRequest, by requester: Requester) throws(ControlFailure) {
+        log.info("lock\(request == .normal ? "" : " (\(request.rawValue))") of \(mountpoint) requested by \(requester)",
+                 event: .lockRequested)
         controller.lock(request)
     }
 
-    func unlock(passcode: SecureBuffer?) throws(ControlFailure) {
+    func unlock(passcode: SecureBuffer?, by requester: Requester) throws(ControlFailure) {
         do {
             try controller.unlock(passcode: passcode)
+            log.info("\(mountpoint) unlocked by \(requester)" + (passcode == nil ? " (no passcode set)" : " with the passcode"),
+                     event: .unlockRequested)
         } catch {
             if case .wrongPasscode(let failed) = error {
-                log.warning("wrong passcode for \(mountpoint) (\(failed) failed attempts)", event: .wrongPasscode)
+                log.warning("wrong passcode for \(mountpoint) from \(requester) (\(failed) failed attempts)", event: .wrongPasscode)
             }
             throw ControlFailure(error.exitCode, error.description)
         }

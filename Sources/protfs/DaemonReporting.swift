@@ -31,6 +31,10 @@ struct DaemonReporting {
         let state = controller.state
         log.info("serving \(backing) on \(mountpoint) (\(state.rawValue))", event: .mounted)
         notifier?.ready(state)
+        controller.observeAutolock { [log, mountpoint, autolock = controller.autolock] idle in
+            log.info("auto-lock of \(mountpoint): idle for \(idle.secondsRoundedUp) s (autolock=\(autolock.secondsRoundedUp))",
+                     event: .autolock)
+        }
         _ = controller.watch { [log, notifier, mountpoint] event in
             let state: LockState
             switch event {

@@ -25,6 +25,17 @@ import Glibc
         #expect(fixture.handler.record.withLock { $0.locks } == [.normal, .wait, .now])
     }
 
+    /// The daemon logs who asked (docs/SYSTEMD.md): the kernel's uid and pid of the peer and
+    /// its command name, which here is this test process's.
+    @Test func eachLockSaysWhoAsked() throws {
+        let fixture = try ServerFixture()
+        #expect(try fixture.client().send(.lock(.now)) == .done)
+        let requester = try #require(fixture.handler.record.withLock { $0.requesters.first })
+        #expect(requester.uid == getuid() && requester.pid == getpid())
+        #expect(requester.command == Requester.commandName(of: getpid()) && requester.command?.isEmpty == false)
+        #expect(requester.description.hasPrefix("uid \(getuid()) (pid \(getpid()), "), "\(requester)")
+    }
+
     @Test func unlockWithTheRightAndTheWrongPasscode() throws {
         let fixture = try ServerFixture()
         fixture.handler.record.withLock { $0.state = .locked }

@@ -15,6 +15,8 @@ final class FakeHandler: ControlHandler {
     struct Record {
         var state: LockState = .unlocked
         var locks: [LockRequest] = []
+        /// Who asked for each lock and unlock, in order.
+        var requesters: [Requester] = []
         var passcode = FakeHandler.passcode
         var listeners: [@Sendable (LockEvent) -> Bool] = []
         var eventsDuringSubscribe: [LockEvent] = []
@@ -42,17 +44,21 @@ final class FakeHandler: ControlHandler {
                             retryAfterSeconds: nil, items: items)
     }
 
-    func lock(_ request: LockRequest) throws(ControlFailure) {
+    func lock(_ request: LockRequest, by requester: Requester) throws(ControlFailure) {
         record.withLock {
             $0.locks.append(request)
+            $0.requesters.append(requester)
             $0.state = request == .normal ? .locking : .locked
         }
     }
 
-    func unlock(passcode: SecureBuffer?) throws(ControlFailure) {
+    func unlock(passcode: SecureBuffer?, by requester: Requester) throws(ControlFailure) {
         guard let passcode else { throw ControlFailure(.usage, "this vault has a passcode") }
         try check(passcode)
-        record.withLock { $0.state = .unlocked }
+        record.withLock {
+            $0.state = .unlocked
+            $0.requesters.append(requester)
+        }
     }
 
     func changePasscode(old: SecureBuffer?, new: SecureBuffer?) throws(ControlFailure) {

@@ -264,6 +264,13 @@ public final class LockController: Sendable {
 
     // MARK: auto-lock
 
+    /// Told the idle time each time the auto-lock starts a lock, for the daemon's log.
+    private let autolockObserver = Mutex<(@Sendable (Duration) -> Void)?>(nil)
+
+    public func observeAutolock(_ observer: @escaping @Sendable (_ idle: Duration) -> Void) {
+        autolockObserver.withLock { $0 = observer }
+    }
+
     private func scheduleAutolockCheck(after delay: Duration) {
         let wait = max(delay, .seconds(1))
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(wait.wholeNanoseconds))) { [self] in
@@ -272,6 +279,7 @@ public final class LockController: Sendable {
             let last = MonotonicInstant(nanosecondsSinceStart: lastActivity.load(ordering: .relaxed))
             let idle = MonotonicInstant.now.duration(since: last)
             if idle >= autolock && state == .unlocked {
+                autolockObserver.withLock { $0 }?(idle)
                 queue.async { [self] in lock(.normal) }
                 scheduleAutolockCheck(after: autolock)
             } else {
