@@ -4,12 +4,13 @@ import ProtfsCore
 import ProtfsCrypto
 import ProtfsSystem
 
-/// The archive of a backup through the daemon, made by the user who asks (its owner and mode
-/// 0600 are theirs), handed to the daemon as a descriptor, and named only once complete. Where
-/// the filesystem allows it the file has no name until then (`O_TMPFILE`), so a client killed
-/// halfway leaves nothing behind; elsewhere it is `ARCHIVE.protfs.tmp.*`, removed on failure.
-/// A complete archive never replaces an existing file. The file is closed, and a temporary
-/// name not published removed, when this goes.
+/// The archive of a backup, made by the user who asks (its owner and mode 0600 are theirs),
+/// written here or handed to the daemon as a descriptor, and named only once complete. Where
+/// the filesystem allows it the file has no name until then (`O_TMPFILE`), so a backup
+/// stopped halfway (Ctrl-C, `kill -9`) leaves nothing behind; elsewhere it is
+/// `ARCHIVE.protfs.tmp.*`, removed on failure and, when a stop left one, by the next backup
+/// to the same name. A complete archive never replaces an existing file. The file is closed,
+/// and a temporary name not published removed, when this goes.
 final class PendingArchive {
     let path: String
     private let owner: OwnedDescriptor
@@ -33,7 +34,8 @@ final class PendingArchive {
         guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
         let unnamed = protfs_open_tmpfile(directory(of: path), 0o600)
         if unnamed >= 0 { return PendingArchive(path: path, file: OwnedDescriptor(adopting: FileDescriptor(rawValue: unnamed)), temporary: nil) }
-        let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
+        removeStaleTemporaries(of: path)
+        let temporary = path + temporaryInfix + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
         do {
             let file = try OwnedDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive], mode: 0o600)
             return PendingArchive(path: path, file: file, temporary: temporary)
@@ -59,6 +61,19 @@ final class PendingArchive {
             throw .system(operation: "sync", path: directory, errno: error)
         }
         published = true
+    }
+
+    private static let temporaryInfix = ".protfs.tmp."
+
+    /// What a backup to the same name stopped before it ended left (only this user's files).
+    private static func removeStaleTemporaries(of path: String) {
+        let directory = directory(of: path), prefix = (path.split(separator: "/").last.map(String.init) ?? path) + temporaryInfix
+        guard let listing = try? OwnedDescriptor.open(path: directory, [.readOnly, .directory]),
+              let names = try? listing.borrowed.entryNames() else { return }
+        for name in names where name.hasPrefix(prefix) {
+            guard let status = try? listing.borrowed.status(of: name), status.st_uid == geteuid(), status.isRegularFile else { continue }
+            try? listing.borrowed.removeFile(name)
+        }
     }
 
     static func directory(of path: String) -> String {

@@ -3,9 +3,31 @@ import Testing
 
 /// Interrupted jobs (docs/BACKUP.md, "An interrupted restore"): what a restore stopped
 /// halfway (Ctrl-C, a crash) leaves is marked `protfs.restoring`; it is no vault, and the
-/// rerun of the same archive clears it and finishes.
+/// rerun of the same archive clears it and finishes. A backup stopped halfway leaves no file.
 @Suite("interrupted jobs", .serialized)
 struct InterruptedJobTests {
+    @Test("Ctrl-C during a backup leaves no file behind, and the rerun makes the archive")
+    func interruptedBackup() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        let large = vault.path("large")
+        let made = CommandRunner.shell("head -c 200000000 /dev/zero > '\(large)'", timeout: 120)
+        try #require(made.succeeded, "\(made.stderr)")
+        try vault.unmount()
+        let passphrase = vault.root.path + "/passphrase", archives = vault.root.path + "/archives"
+        try "a backup passphrase\n".write(toFile: passphrase, atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: archives, withIntermediateDirectories: true)
+        let arguments = ["backup", vault.backing, archives + "/vault.backup", "--device-key", vault.deviceKey,
+                         "--passcode-file", vault.passcodeFile, "--backup-passphrase-file", passphrase]
+        // Stopped as soon as it reports its first progress: it is writing the archive.
+        let stopped = CommandRunner.script("interrupt-at-progress.sh", [TestVault.protfs] + arguments + ["--json"], timeout: 120)
+        #expect(stopped.stdout.contains("interrupted"), "\(stopped.stdout)\(stopped.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: archives) == [], "debris left")
+        let rerun = CommandRunner.run(TestVault.protfs, arguments, timeout: 120)
+        #expect(rerun.succeeded, "\(rerun.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: archives) == ["vault.backup"])
+    }
+
     @Test("a restore that did not end: refused as a vault, cleared and finished by the rerun; another archive is refused")
     func interruptedRestore() throws {
         let (vault, archive, passphraseFile) = try BackupTests.backedUpVault()

@@ -36,31 +36,6 @@ public final class VaultBackup {
     /// throws to stop the walk (the client of a backup through the daemon went away).
     public typealias Progress = (_ objects: UInt64, _ bytes: UInt64) throws(BackupError) -> Void
 
-    /// Writes the archive of an unmounted vault at `path` (refused when it exists): a
-    /// temporary file beside it, synced and renamed into place once complete, removed on failure.
-    public static func write(vault: Vault, classKeys: PasscodeClassKeys, to path: String, passphrase: SecureBuffer,
-                             itemOwner: UInt32? = nil, progress: @escaping Progress = { _, _ in }) throws(BackupError) -> VaultBackup {
-        var existing = Glibc.stat()
-        guard lstat(path, &existing) != 0 else { throw .archiveExists(path: path) }
-        let temporary = path + ".protfs.tmp." + SecureRandom.bytes(6).map { String($0, radix: 16) }.joined()
-        let file: OwnedDescriptor
-        do { file = try OwnedDescriptor.open(path: temporary, [.writeOnly, .create, .exclusive], mode: 0o600) } catch {
-            throw .system(operation: "create", path: temporary, errno: error)
-        }
-        do throws(BackupError) {
-            // Nothing else uses the vault: a gate of its own, which nothing contends.
-            let backup = try stream(vault: vault, classKeys: classKeys, into: file.borrowed, named: temporary, passphrase: passphrase,
-                                    itemOwner: itemOwner, snapshots: SnapshotGate(), progress: progress)
-            guard rename(temporary, path) == 0 else {
-                throw .system(operation: "rename the archive to", path: path, errno: Errno(errno))
-            }
-            return backup
-        } catch {
-            unlink(temporary)
-            throw error
-        }
-    }
-
     /// Writes a whole archive into `file` (empty, open for writing; `name` for messages) and
     /// syncs it. On a mounted vault `snapshots` is the daemon's: the walk holds its namespace,
     /// and each object's stripe while it copies the object (`SnapshotGate`). `itemOwner`: the
