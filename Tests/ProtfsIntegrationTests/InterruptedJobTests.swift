@@ -28,6 +28,28 @@ struct InterruptedJobTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: archives) == ["vault.backup"])
     }
 
+    @Test("Ctrl-C during class set -R: the rerun finishes, every object in the class")
+    func interruptedReclass() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        // 20 directories of 50 files: 1,020 objects, the tree itself included.
+        let tree = vault.path("t")
+        let made = CommandRunner.shell("mkdir '\(tree)' && cd '\(tree)' && for d in $(seq 20); do mkdir d$d; "
+                                       + "for f in $(seq 50); do : > d$d/f$f; done; done", timeout: 300)
+        try #require(made.succeeded, "\(made.stderr)")
+        let arguments = ["class", "set", "-R", "complete", tree]
+        let stopped = CommandRunner.script("interrupt-at-progress.sh", [TestVault.protfsctl] + arguments + ["--json"], timeout: 300)
+        #expect(stopped.succeeded, "\(stopped.stderr)")
+        let rerun = vault.protfsctl(arguments, timeout: 300)
+        #expect(rerun.succeeded && rerun.stderr.isEmpty, "\(rerun.stderr)")
+        let classes = CommandRunner.shell("cd '\(tree)' && find . -mindepth 1 | sed 's|^|\(tree)/|' "
+                                          + "| xargs -d '\\n' '\(TestVault.protfsctl)' class get | cut -f1 | sort | uniq -c",
+                                          timeout: 300)
+        #expect(classes.succeeded && classes.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1020 complete",
+                "\(classes.stdout)\(classes.stderr)")
+    }
+
     @Test("a restore that did not end: refused as a vault, cleared and finished by the rerun; another archive is refused")
     func interruptedRestore() throws {
         let (vault, archive, passphraseFile) = try BackupTests.backedUpVault()
