@@ -19,6 +19,9 @@ public final class Vault: Sendable {
     private let root: OwnedDescriptor
     public var backingRoot: FileDescriptor { root.borrowed }
     public let deviceKeyFile: DeviceKeyFile
+    /// What opens a sealed device key file (and, for a vault whose passcode the TPM counts,
+    /// its passcode secret); nil where no hardware is wired in.
+    public let sealer: (any DeviceKeySealer)?
     public let vaultID: ObjectID
     /// The class keys in memory; `none` is installed at open, the others by `unlock`.
     public let keyring: ClassKeyring
@@ -38,12 +41,14 @@ public final class Vault: Sendable {
     /// own lock, which a passcode removal takes while holding this one.
     private let hasPasscode: Atomic<Bool>
 
-    private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile, keyring: ClassKeyring,
+    private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile,
+                 sealer: (any DeviceKeySealer)?, keyring: ClassKeyring,
                  filesystemKeys: FilesystemKeys, rootMetadata: DirectoryMetadata, warnings: [String],
                  keybag: Keybag, state: VaultState) {
         self.backingPath = backingPath
         root = backingRoot
         self.deviceKeyFile = deviceKeyFile
+        self.sealer = sealer
         vaultID = keybag.vaultID
         self.keyring = keyring
         self.filesystemKeys = filesystemKeys
@@ -56,12 +61,14 @@ public final class Vault: Sendable {
     // MARK: opening
 
     /// Opens and locks a backing directory, loads the device key and the keybag (with every
-    /// check of FORMAT.md), and makes the keys that need no passcode.
-    public static func open(backing: String, deviceKeyPath: String?) throws(VaultError) -> Vault {
-        try open(backing: backing, deviceKeyPath: deviceKeyPath, lockTimeout: lockTimeout)
+    /// check of FORMAT.md), and makes the keys that need no passcode. A sealed device key file
+    /// is opened by `sealer`.
+    public static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil) throws(VaultError) -> Vault {
+        try open(backing: backing, deviceKeyPath: deviceKeyPath, sealer: sealer, lockTimeout: lockTimeout)
     }
 
-    static func open(backing: String, deviceKeyPath: String?, lockTimeout: Duration) throws(VaultError) -> Vault {
+    static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
+                     lockTimeout: Duration) throws(VaultError) -> Vault {
         let owned = try openBackingRoot(backing)
         let root = owned.borrowed
         try lockExclusively(root, path: backing, timeout: lockTimeout)
@@ -70,7 +77,7 @@ public final class Vault: Sendable {
         let warnings = try tightenMode(root, path: backing)
         try checkExtendedAttributes(root, path: backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-        let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load())
+        let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load(sealer: sealer))
         let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.decode(bytes, deviceKeys: deviceKeys) }
         var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
         try keybag.admit(into: &state)
@@ -84,7 +91,7 @@ public final class Vault: Sendable {
         do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
             throw .rootMetadataDamaged
         }
-        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, keyring: keyring,
+        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, sealer: sealer, keyring: keyring,
                      filesystemKeys: filesystemKeys, rootMetadata: rootMetadata, warnings: warnings,
                      keybag: keybag, state: state)
     }
@@ -222,8 +229,8 @@ public final class Vault: Sendable {
     /// Throws a `VaultError`, or what `passcode` throws (the command line's reader has errors
     /// of its own, so that `protfsctl` can read a passcode without linking the vault).
     public static func initialize<PasscodeError: Error>(
-        backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
-        passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters
+        backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
+        sealing: Bool = false, passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters
     ) throws -> Initialization {
         do {
             try FileDescriptor.currentWorkingDirectory.makeDirectory(backing, mode: 0o700)
@@ -246,7 +253,7 @@ public final class Vault: Sendable {
         // a new device key behind that nobody was told about.
         let secret = try passcode()
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-        let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
+        let (deviceKey, created) = try deviceKeyFile.loadOrCreate(sealer: sealer, sealing: sealing)
         let deviceKeys = DeviceKeys(deviceKey: deviceKey)
         let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.create(passcode: secret, kdf: kdf, deviceKeys: deviceKeys) }
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in

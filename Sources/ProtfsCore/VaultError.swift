@@ -13,6 +13,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case deviceKeyWrongSize(path: String, size: Int)
     case deviceKeyNotRegularFile(path: String)
     case deviceKeyMismatch
+    /// The hardware holding a sealed device key refused or failed (its words in `reason`).
+    case deviceKeySealFailed(path: String, reason: String)
+    /// `--tpm2` with a key file that holds a plain key.
+    case deviceKeyNotSealed(path: String)
     // Backing directory.
     case backingMissing(path: String)
     case notAVault(path: String)
@@ -31,6 +35,9 @@ public enum VaultError: CommandError, Sendable, Equatable {
     // Passcodes.
     case wrongPasscode(failedAttempts: Int)
     case rateLimited(retryAfterSeconds: Int)
+    /// The TPM counting passcode guesses refuses every attempt for now (nil: it did not say
+    /// for how long).
+    case passcodeLockout(retryAfterSeconds: Int?)
     case passcodeHashFailed
     /// A passcode operation on a vault without one (docs/BACKUP.md).
     case noPasscodeSet
@@ -61,7 +68,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
     public var exitCode: ExitCode {
         switch self {
         case .wrongPasscode: .wrongPasscode
-        case .rateLimited: .rateLimited
+        case .rateLimited, .passcodeLockout: .rateLimited
         case .deviceKeyMissing, .backingMissing, .notAVault: .notFound
         case .alreadyInitialized: .alreadyExists
         case .keybagDamaged, .rootMetadataDamaged: .damage
@@ -81,6 +88,11 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "device key \(path) has \(size) bytes, expected 32; it is not a protfs device key"
         case .deviceKeyNotRegularFile(let path):
             "device key \(path) is not a regular file"
+        case .deviceKeySealFailed(let path, let reason):
+            "sealed device key \(path): \(reason)"
+        case .deviceKeyNotSealed(let path):
+            "device key \(path) holds a plain key, not one sealed by the TPM; choose a new --device-key path for "
+                + "--tpm2, or move a vault to the TPM with 'protfs device-key BACKING --device-key \(path) --to tpm2'"
         case .deviceKeyMismatch:
             "device key does not match this vault; pass the key the vault was created with (--device-key PATH)"
         case .backingMissing(let path):
@@ -124,6 +136,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
             }()
         case .rateLimited(let seconds):
             "too many wrong passcodes: retry in \(seconds) s"
+        case .passcodeLockout(let seconds):
+            "the TPM is in dictionary-attack lockout after too many wrong passcodes and refuses every attempt, the "
+                + "right passcode included; " + (seconds.map { "the next attempt can be made in at most \($0) s" }
+                    ?? "the next attempt can be made once the TPM's lockout interval has passed")
         case .passcodeHashFailed:
             "Argon2id could not run (not enough memory for its parameters?)"
         case .noPasscodeSet:
