@@ -40,6 +40,9 @@ public final class Vault: Sendable {
     /// The keybag's `passcodeSet`, outside `passcodeRecord`: the item store reads it under its
     /// own lock, which a passcode removal takes while holding this one.
     private let hasPasscode: Atomic<Bool>
+    /// The keybag's `passcodeCountedByHardware`, for status without the passcode lock.
+    private let countedByHardware: Atomic<Bool>
+    public var passcodeCountedByHardware: Bool { countedByHardware.load(ordering: .acquiring) }
 
     private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile,
                  sealer: (any DeviceKeySealer)?, keyring: ClassKeyring,
@@ -56,6 +59,7 @@ public final class Vault: Sendable {
         self.warnings = warnings
         passcodeRecord = Mutex(PasscodeRecord(keybag: keybag, state: state))
         hasPasscode = Atomic(keybag.passcodeSet)
+        countedByHardware = Atomic(keybag.passcodeCountedByHardware)
     }
 
     // MARK: opening
@@ -134,7 +138,7 @@ public final class Vault: Sendable {
     /// installing them: the lock controller installs them at the moment it changes state.
     public func verifyPasscode(_ passcode: SecureBuffer) throws(VaultError) -> PasscodeClassKeys {
         try passcodeRecord.withLock { (record) throws(VaultError) in
-            try Self.verify(passcode, record: &record, deviceKeys: keyring.deviceKeys)
+            try verify(passcode, record: &record)
         }
     }
 
@@ -172,38 +176,43 @@ public final class Vault: Sendable {
         let deviceKeys = keyring.deviceKeys
         try passcodeRecord.withLock { (record) throws(VaultError) in
             let keys: PasscodeClassKeys
-            if let old { keys = try Self.verify(old, record: &record, deviceKeys: deviceKeys) } else {
+            if let old { keys = try verify(old, record: &record) } else {
                 keys = try VaultError.keybag { () throws(KeybagError) in
                     try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
                 }
             }
+            let sealing = sealer.flatMap { countsPasscodesInHardware ? PasscodeSecretSealing($0) : nil }
             let changed = try VaultError.keybag { () throws(KeybagError) in
-                try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys)
+                try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys, sealing: sealing?.seal)
             }
-            // Keybag first: a crash before the state is written leaves a newer keybag, which
-            // the next open records; the other order would look like a rollback.
+            // The new passcode seal before the keybag that needs it; keybag before the state:
+            // a crash before the state is written leaves a newer keybag, which the next open
+            // records; the other order would look like a rollback.
+            try sealing?.write(in: backingRoot, generation: changed.generation, backingPath: backingPath)
             try VaultError.keybag { () throws(KeybagError) in try changed.write(in: backingRoot, backingPath: backingPath) }
+            PasscodeSealFile.removeAll(in: backingRoot, except: changed.passcodeCountedByHardware ? changed.generation : nil)
             record.keybag = changed
             hasPasscode.store(changed.passcodeSet, ordering: .releasing)
+            countedByHardware.store(changed.passcodeCountedByHardware, ordering: .releasing)
             try record.state.record(generation: changed.generation)
         }
     }
 
     /// docs/CONTROL.md: refused during a delay; counted and synced before Argon2id; reset once
     /// the passcode is known to be right.
-    private static func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord,
-                               deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys {
+    /// The daemon's delays stay in front of the TPM's: the attempt is counted here before
+    /// Argon2id runs and before the TPM is asked.
+    private func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord) throws(VaultError) -> PasscodeClassKeys {
         guard record.keybag.passcodeSet else { throw .noPasscodeSet }
         try record.state.beginPasscodeAttempt()
         let keys: PasscodeClassKeys?
         do {
-            keys = try record.keybag.unlock(passcode: passcode, deviceKeys: deviceKeys)
-        } catch .damaged(let reason) {
+            keys = try Self.openPasscodeEntries(passcode, keybag: record.keybag, deviceKeys: keyring.deviceKeys, sealer: sealer,
+                                                root: backingRoot, backingPath: backingPath)
+        } catch .keybagDamaged(let reason) {
             // Damage is only reported once the passcode has opened its first entry.
             try record.state.recordSuccess()
             throw .keybagDamaged(reason: reason)
-        } catch {
-            throw VaultError(error)
         }
         guard let keys else { throw .wrongPasscode(failedAttempts: record.state.failedAttempts) }
         try record.state.recordSuccess()
@@ -255,7 +264,10 @@ public final class Vault: Sendable {
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let (deviceKey, created) = try deviceKeyFile.loadOrCreate(sealer: sealer, sealing: sealing)
         let deviceKeys = DeviceKeys(deviceKey: deviceKey)
-        let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.create(passcode: secret, kdf: kdf, deviceKeys: deviceKeys) }
+        let sealing = sealing ? sealer.map(PasscodeSecretSealing.init) : nil
+        let keybag = try VaultError.keybag { () throws(KeybagError) in
+            try Keybag.create(passcode: secret, kdf: kdf, deviceKeys: deviceKeys, sealing: sealing?.seal)
+        }
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
             try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
         })
@@ -269,10 +281,12 @@ public final class Vault: Sendable {
             }
             var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
             try state.record(generation: keybag.generation)
+            try sealing?.write(in: root, generation: keybag.generation, backingPath: backing)
             try VaultError.keybag { () throws(KeybagError) in try keybag.write(in: root, backingPath: backing) }
         } catch {
             try? root.removeFile(DirectoryMetadata.fileName)
             try? root.removeExtendedAttribute(ClassHint.attributeName)
+            PasscodeSealFile.removeAll(in: root, except: nil)
             throw error
         }
         return Initialization(vaultID: keybag.vaultID, rootClass: protectionClass, deviceKeyPath: deviceKeyFile.path,

@@ -15,6 +15,8 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case deviceKeyMismatch
     /// The hardware holding a sealed device key refused or failed (its words in `reason`).
     case deviceKeySealFailed(path: String, reason: String)
+    /// The TPM could not seal or unseal a vault's passcode secret (its words in `reason`).
+    case passcodeSealFailed(reason: String)
     /// `--tpm2` with a key file that holds a plain key.
     case deviceKeyNotSealed(path: String)
     // Backing directory.
@@ -56,6 +58,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
         case .noPasscodeSet: self = .noPasscodeSet
         case .passcodeRequired: self = .passcodeRequired
         case .missing(let path): self = .notAVault(path: path)
+        case .passcodeSealFailed(let reason): self = .passcodeSealFailed(reason: reason)
         case .system(let operation, let path, let errno): self = .system(operation: operation, path: path, errno: errno)
         }
     }
@@ -90,6 +93,8 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "device key \(path) is not a regular file"
         case .deviceKeySealFailed(let path, let reason):
             "sealed device key \(path): \(reason)"
+        case .passcodeSealFailed(let reason):
+            "the TPM that counts this vault's passcodes failed: \(reason)"
         case .deviceKeyNotSealed(let path):
             "device key \(path) holds a plain key, not one sealed by the TPM; choose a new --device-key path for "
                 + "--tpm2, or move a vault to the TPM with 'protfs device-key BACKING --device-key \(path) --to tpm2'"

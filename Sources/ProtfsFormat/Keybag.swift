@@ -19,12 +19,22 @@ public struct Keybag: Sendable, Equatable {
     public static let currentVersion = noPasscodeVersion
     /// Bit 0 of the flags (bytes 10..<12, reserved in version 1): no passcode.
     static let noPasscodeFlag: UInt16 = 1
+    /// Bit 1, version 1 only: the passcode entries also need the passcode secret a TPM
+    /// releases only for the right passcode, counting wrong ones (docs/FORMAT.md).
+    static let hardwareCountedFlag: UInt16 = 2
+
+    /// Seals a fresh passcode secret under the auth value it is given (derived from the
+    /// passcode key) and returns the secret: the vault's TPM, the keybag's caller.
+    public typealias PasscodeSecretSealer = (_ auth: LockedKey) throws(KeybagError) -> LockedKey
     public static let fileName = "protfs.keybag"
     static let magic = Array("PROTFSKB".utf8)
 
     public let version: UInt16
     /// False for a vault whose class keys open with the device key alone.
     public var passcodeSet: Bool { version == Self.passcodeVersion }
+    /// The passcode entries need the TPM's passcode secret too: wrong passcodes are counted
+    /// by the TPM.
+    public internal(set) var passcodeCountedByHardware = false
     public let vaultID: ObjectID
     /// 1 at creation, + 1 at every passcode change; mirrored in `VaultState`.
     public let generation: UInt64
@@ -73,26 +83,41 @@ public struct Keybag: Sendable, Equatable {
     /// A new vault's keybag: random vault id, filesystem key, class keys, class-B key pair
     /// and salt; generation 1. Without a passcode, the salt is zeros (nothing uses it) and
     /// the Argon2id parameters wait for the passcode a later `passwd` sets.
-    public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
+    /// With `sealing`, the passcode entries also need the passcode secret it seals.
+    public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, deviceKeys: DeviceKeys,
+                              sealing: PasscodeSecretSealer? = nil) throws(KeybagError) -> Keybag {
         let classKeys = PasscodeClassKeys(complete: .random(), completeUntilFirstUserAuthentication: .random(),
                                           completeUnlessOpenPrivate: X25519.generatePrivateKey())
         return try assemble(vaultID: .random(), generation: 1, kdf: kdf, passcode: passcode,
                             classBPublicKey: X25519.publicKey(for: classKeys.completeUnlessOpenPrivate),
                             deviceEntryKeys: (filesystem: .random(), none: .random()),
-                            classKeys: classKeys, deviceKeys: deviceKeys)
+                            classKeys: classKeys, deviceKeys: deviceKeys, sealing: sealing)
     }
 
     /// `passwd`: the same keys re-wrapped under `newPasscode` with a fresh salt (or under the
     /// device alone when it is nil: the passcode removed), generation + 1. The device entries
     /// are sealed again too (the generation is in their associated data). O(1): no file is
     /// touched.
+    /// With `sealing`, a new passcode secret sealed under the new passcode joins it.
     public func changingPasscode(to newPasscode: SecureBuffer?, classKeys: PasscodeClassKeys,
-                                 deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
+                                 deviceKeys: DeviceKeys, sealing: PasscodeSecretSealer? = nil) throws(KeybagError) -> Keybag {
         try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, passcode: newPasscode,
                           classBPublicKey: classBPublicKey,
                           deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
                                             none: try unwrapNoneKey(deviceKeys: deviceKeys)),
-                          classKeys: classKeys, deviceKeys: deviceKeys)
+                          classKeys: classKeys, deviceKeys: deviceKeys, sealing: sealing)
+    }
+
+    /// The same keys under another device key (`protfs device-key`): generation + 1, the
+    /// passcode entries under `newPasscode` (the vault's passcode, checked by the caller) and
+    /// the new device, the passcode secret `sealing` makes if any.
+    public func rekeyed(to newDevice: DeviceKeys, passcode newPasscode: SecureBuffer?, classKeys: PasscodeClassKeys,
+                        deviceKeys: DeviceKeys, sealing: PasscodeSecretSealer?) throws(KeybagError) -> Keybag {
+        try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, passcode: newPasscode,
+                          classBPublicKey: classBPublicKey,
+                          deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
+                                            none: try unwrapNoneKey(deviceKeys: deviceKeys)),
+                          classKeys: classKeys, deviceKeys: newDevice, sealing: sealing)
     }
 
     /// A restored vault's keybag (docs/BACKUP.md): the keys of the backup under this
@@ -108,7 +133,7 @@ public struct Keybag: Sendable, Equatable {
     public static func restoring(_ keys: VaultKeys, generation: UInt64, stretched: StretchedPasscode?,
                                  deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         precondition(stretched.map { $0.kdf == keys.kdf } ?? true, "a passcode stretched under other parameters")
-        return assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, stretched: stretched,
+        return try assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, stretched: stretched,
                         classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
                         classKeys: keys.classKeys, deviceKeys: deviceKeys)
     }
@@ -132,17 +157,28 @@ public struct Keybag: Sendable, Equatable {
 
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
-                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
-        assemble(vaultID: vaultID, generation: generation, kdf: kdf,
-                 stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: kdf) },
-                 classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys)
+                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys,
+                                 sealing: PasscodeSecretSealer?) throws(KeybagError) -> Keybag {
+        try assemble(vaultID: vaultID, generation: generation, kdf: kdf,
+                     stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: kdf) },
+                     classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys,
+                     sealing: sealing)
     }
 
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, stretched: StretchedPasscode?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
-                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) -> Keybag {
+                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys,
+                                 sealing: PasscodeSecretSealer? = nil) throws(KeybagError) -> Keybag {
         let salt = stretched?.salt ?? [UInt8](repeating: 0, count: Argon2id.saltByteCount)
-        let passcodeKey = stretched.map { tangle($0.key, vaultID: vaultID, deviceKeys: deviceKeys) } ?? deviceKeys.wrap
+        var passcodeKey = deviceKeys.wrap
+        var counted = false
+        if let stretched {
+            passcodeKey = tangle(stretched.key, vaultID: vaultID, deviceKeys: deviceKeys)
+            if let sealing {
+                passcodeKey = harden(passcodeKey, with: try sealing(hardwareAuth(passcodeKey: passcodeKey)))
+                counted = true
+            }
+        }
         let version = stretched == nil ? noPasscodeVersion : passcodeVersion
         let entries = Slot.allCases.map { slot -> Entry in
             let (secret, wrappingKey): (LockedKey, LockedKey) = switch slot {
@@ -156,7 +192,8 @@ public struct Keybag: Sendable, Equatable {
             return Entry(classID: slot.classID, wrapKind: slot.wrapKind(passcodeSet: stretched != nil),
                          sealed: XChaCha20Poly1305.wrap(secret, authenticating: ad, with: wrappingKey))
         }
-        let unsigned = Keybag(version: version, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
+        let unsigned = Keybag(version: version, passcodeCountedByHardware: counted, vaultID: vaultID, generation: generation,
+                              kdf: kdf, salt: salt,
                               deviceKeyCheck: deviceKeyCheck(vaultID: vaultID, deviceKeys: deviceKeys),
                               classBPublicKey: classBPublicKey, entries: entries, mac: [])
         return unsigned.signed(deviceKeys: deviceKeys)
@@ -164,8 +201,8 @@ public struct Keybag: Sendable, Equatable {
 
     /// This keybag with its MAC computed over its other fields.
     func signed(deviceKeys: DeviceKeys) -> Keybag {
-        Keybag(version: version, vaultID: vaultID, generation: generation, kdf: kdf, salt: salt,
-               deviceKeyCheck: deviceKeyCheck, classBPublicKey: classBPublicKey, entries: entries,
+        Keybag(version: version, passcodeCountedByHardware: passcodeCountedByHardware, vaultID: vaultID,
+               generation: generation, kdf: kdf, salt: salt, deviceKeyCheck: deviceKeyCheck, classBPublicKey: classBPublicKey, entries: entries,
                mac: BLAKE2b.mac(key: deviceKeys.keybagMAC, outputByteCount: Self.macByteCount, authenticatedBytes()))
     }
 
@@ -179,7 +216,7 @@ public struct Keybag: Sendable, Equatable {
         var out = Self.magic
         out.reserveCapacity(Self.byteCount)
         out.appendLittleEndian(version)
-        out.appendLittleEndian(passcodeSet ? UInt16(0) : Self.noPasscodeFlag)
+        out.appendLittleEndian(passcodeSet ? (passcodeCountedByHardware ? Self.hardwareCountedFlag : 0) : Self.noPasscodeFlag)
         out += vaultID.bytes
         out.appendLittleEndian(generation)
         out.appendLittleEndian(kdf.opsLimit)
@@ -221,11 +258,12 @@ public struct Keybag: Sendable, Equatable {
             }
             entries.append(entry)
         }
-        // Version 1 has reserved bytes there; version 2 exactly the no-passcode flag.
-        guard flags == (passcodeSet ? 0 : noPasscodeFlag) else {
+        // Version 1 has flags there that only a TPM-counted passcode sets (reserved before);
+        // version 2 exactly the no-passcode flag.
+        guard passcodeSet ? flags & ~hardwareCountedFlag == 0 : flags == noPasscodeFlag else {
             throw .damaged(reason: passcodeSet ? "reserved bytes are not zero" : "its flags are not the ones of its version")
         }
-        return Keybag(version: version, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
+        return Keybag(version: version, passcodeCountedByHardware: flags == hardwareCountedFlag && passcodeSet, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
                       kdf: Argon2idParameters(opsLimit: bytes.littleEndian(at: 36), memLimit: bytes.littleEndian(at: 44)),
                       salt: Array(bytes[52..<68]), deviceKeyCheck: check, classBPublicKey: Array(bytes[100..<132]),
                       entries: entries, mac: expectedMAC)
@@ -248,9 +286,25 @@ public struct Keybag: Sendable, Equatable {
     /// Without a passcode in this keybag, that is damage to the caller, who checks
     /// `passcodeSet` first.
     public func unlock(passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(KeybagError) -> PasscodeClassKeys? {
+        try unlock(passcodeKey: passcodeKey(for: passcode, deviceKeys: deviceKeys), passcodeSecret: nil)
+    }
+
+    /// Runs Argon2id and tangles its output with the device: the key the passcode entries
+    /// are wrapped under, or (`passcodeCountedByHardware`) the key the TPM's auth value and,
+    /// with its secret, the wrapping key derive from.
+    public func passcodeKey(for passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(KeybagError) -> LockedKey {
         guard passcodeSet else { throw .noPasscodeSet }
-        let passcodeKey = try Self.derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID,
-                                                     deviceKeys: deviceKeys)
+        return try Self.derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID, deviceKeys: deviceKeys)
+    }
+
+    /// The passcode entries under `passcodeKey` and, when the keybag says so, the TPM's
+    /// passcode secret; nil for a wrong passcode.
+    public func unlock(passcodeKey key: LockedKey, passcodeSecret: LockedKey?) throws(KeybagError) -> PasscodeClassKeys? {
+        guard passcodeSet else { throw .noPasscodeSet }
+        guard passcodeCountedByHardware == (passcodeSecret != nil) else {
+            throw .damaged(reason: passcodeCountedByHardware ? "it needs the TPM's passcode secret" : "it has no TPM passcode secret")
+        }
+        let passcodeKey = passcodeSecret.map { Self.harden(key, with: $0) } ?? key
         // The first passcode entry tells a wrong passcode (the MAC already vouched for the
         // bytes); once it opens, a failure of the others is damage.
         guard let cuFUA = try? unwrap(.completeUntilFirstUserAuthentication, with: passcodeKey) else { return nil }
@@ -315,6 +369,23 @@ public struct Keybag: Sendable, Equatable {
             throw .passcodeHashFailed
         }
         return tangle(stretched, vaultID: vaultID, deviceKeys: deviceKeys)
+    }
+
+    /// `BLAKE2b-256(key = passcode key, "protfs tpm auth v1")`: what the TPM checks before it
+    /// releases the passcode secret. The TPM never sees the passcode, nor the wrapping key.
+    public static func hardwareAuth(passcodeKey: LockedKey) -> LockedKey {
+        var auth = BLAKE2b(key: passcodeKey, outputByteCount: LockedKey.byteCount)
+        auth.update(Array("protfs tpm auth v1".utf8))
+        return auth.finalizeKey()
+    }
+
+    /// `BLAKE2b-256(key = passcode key, "protfs tpm passcode v1" || passcode secret)`: the
+    /// passcode entries' wrapping key when the TPM counts guesses.
+    static func harden(_ passcodeKey: LockedKey, with secret: LockedKey) -> LockedKey {
+        var hardened = BLAKE2b(key: passcodeKey, outputByteCount: LockedKey.byteCount)
+        hardened.update(Array("protfs tpm passcode v1".utf8))
+        hardened.update(secret)
+        return hardened.finalizeKey()
     }
 
     /// The passcode key from the passcode's Argon2id output, bound to this device and vault.

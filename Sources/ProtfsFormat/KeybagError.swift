@@ -17,5 +17,7 @@ public enum KeybagError: Error, Sendable, Equatable {
     case passcodeRequired
     /// There is no keybag in the backing directory at `path`.
     case missing(path: String)
+    /// The hardware that counts passcode guesses could not seal the passcode secret.
+    case passcodeSealFailed(reason: String)
     case system(operation: String, path: String, errno: Errno)
 }

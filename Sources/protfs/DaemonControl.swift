@@ -30,7 +30,9 @@ final class DaemonControl: ControlHandler {
         StatusReport(state: controller.state, graceSecondsLeft: controller.graceSecondsLeft, pid: getpid(),
                      mountpoint: mountpoint, backing: vault.backingPath, passcodeSet: vault.passcodeSet,
                      grace: controller.grace.secondsRoundedUp, autolock: controller.autolock.secondsRoundedUp, failedAttempts: vault.failedAttempts,
-                     retryAfterSeconds: vault.retryAfterSeconds, items: caller.flatMap { try? items.count(owner: $0) })
+                     retryAfterSeconds: vault.retryAfterSeconds, items: caller.flatMap { try? items.count(owner: $0) },
+                     passcodeCountedByTPM: vault.passcodeCountedByHardware,
+                     tpmLockoutRetryAfterSeconds: vault.hardwareLockoutRetryAfterSeconds)
     }
 
     func lock(_ request: LockRequest) throws(ControlFailure) {

@@ -26,7 +26,7 @@ struct TPMDeviceKeySealer: DeviceKeySealer {
     }
 
     func sealPasscodeSecret(_ secret: LockedKey, auth: LockedKey) throws(VaultError) -> [UInt8] {
-        try vaultError(path: "(passcode secret)") { () throws(TPMError) in try tpm.sealPasscodeSecret(secret, auth: auth) }
+        do { return try tpm.sealPasscodeSecret(secret, auth: auth) } catch { throw .passcodeSealFailed(reason: error.description) }
     }
 
     func unsealPasscodeSecret(_ sealed: [UInt8], auth: LockedKey) throws(VaultError) -> LockedKey? {
@@ -37,7 +37,7 @@ struct TPMDeviceKeySealer: DeviceKeySealer {
         } catch .lockout(let state) {
             throw .passcodeLockout(retryAfterSeconds: state?.retryAfterSeconds)
         } catch {
-            throw .deviceKeySealFailed(path: "(passcode secret)", reason: error.description)
+            throw .passcodeSealFailed(reason: error.description)
         }
     }
 

@@ -10,8 +10,9 @@ public final class SoftwareTPM {
     private let directory = TemporaryDirectory()
     private let pid: pid_t
 
-    /// The TCTI string protfs and tpm2-tools take.
-    public var tcti: String { "swtpm:host=127.0.0.1,port=\(port)" }
+    /// The TCTI string protfs and tpm2-tools take (the host is the default, localhost: no
+    /// comma, so it fits in a mount's `-o` list).
+    public var tcti: String { "swtpm:port=\(port)" }
 
     public struct StartFailure: Error, CustomStringConvertible {
         public let description: String
