@@ -22,6 +22,9 @@ public final class Vault: Sendable {
     /// What opens a sealed device key file (and, for a vault whose passcode the TPM counts,
     /// its passcode secret); nil where no hardware is wired in.
     public let sealer: (any DeviceKeySealer)?
+    /// The vault's first device key, which file headers and device-bound items are keyed
+    /// with: the device key itself until `moveDeviceKey` replaces it.
+    let originKey: LockedKey
     public let vaultID: ObjectID
     /// The class keys in memory; `none` is installed at open, the others by `unlock`.
     public let keyring: ClassKeyring
@@ -30,13 +33,13 @@ public final class Vault: Sendable {
     /// Things fixed on the way in (a backing root looser than 0700), for the caller to show.
     public let warnings: [String]
 
-    private struct PasscodeRecord {
+    struct PasscodeRecord {
         var keybag: Keybag
         var state: VaultState
     }
     /// Held for a whole passcode attempt (Argon2id included), so concurrent attempts cannot
     /// slip past the delays and a `passwd` cannot interleave with an unlock.
-    private let passcodeRecord: Mutex<PasscodeRecord>
+    let passcodeRecord: Mutex<PasscodeRecord>
     /// The keybag's `passcodeSet`, outside `passcodeRecord`: the item store reads it under its
     /// own lock, which a passcode removal takes while holding this one.
     private let hasPasscode: Atomic<Bool>
@@ -45,13 +48,14 @@ public final class Vault: Sendable {
     public var passcodeCountedByHardware: Bool { countedByHardware.load(ordering: .acquiring) }
 
     private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile,
-                 sealer: (any DeviceKeySealer)?, keyring: ClassKeyring,
+                 sealer: (any DeviceKeySealer)?, originKey: LockedKey, keyring: ClassKeyring,
                  filesystemKeys: FilesystemKeys, rootMetadata: DirectoryMetadata, warnings: [String],
                  keybag: Keybag, state: VaultState) {
         self.backingPath = backingPath
         root = backingRoot
         self.deviceKeyFile = deviceKeyFile
         self.sealer = sealer
+        self.originKey = originKey
         vaultID = keybag.vaultID
         self.keyring = keyring
         self.filesystemKeys = filesystemKeys
@@ -81,8 +85,8 @@ public final class Vault: Sendable {
         let warnings = try tightenMode(root, path: backing)
         try checkExtendedAttributes(root, path: backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-        let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load(sealer: sealer))
-        let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.decode(bytes, deviceKeys: deviceKeys) }
+        let (keybag, deviceKeys, originKey) = try openKeybag(bytes, root: root, backingPath: backing, deviceKeyFile: deviceKeyFile,
+                                                             sealer: sealer)
         var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
         try keybag.admit(into: &state)
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
@@ -95,7 +99,8 @@ public final class Vault: Sendable {
         do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
             throw .rootMetadataDamaged
         }
-        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, sealer: sealer, keyring: keyring,
+        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, sealer: sealer, originKey: originKey,
+                     keyring: keyring,
                      filesystemKeys: filesystemKeys, rootMetadata: rootMetadata, warnings: warnings,
                      keybag: keybag, state: state)
     }
@@ -202,7 +207,7 @@ public final class Vault: Sendable {
     /// the passcode is known to be right.
     /// The daemon's delays stay in front of the TPM's: the attempt is counted here before
     /// Argon2id runs and before the TPM is asked.
-    private func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord) throws(VaultError) -> PasscodeClassKeys {
+    func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord) throws(VaultError) -> PasscodeClassKeys {
         guard record.keybag.passcodeSet else { throw .noPasscodeSet }
         try record.state.beginPasscodeAttempt()
         let keys: PasscodeClassKeys?

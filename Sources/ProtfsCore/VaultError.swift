@@ -17,6 +17,8 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case deviceKeySealFailed(path: String, reason: String)
     /// The TPM could not seal or unseal a vault's passcode secret (its words in `reason`).
     case passcodeSealFailed(reason: String)
+    /// `protfs device-key` on a key file other vaults use too.
+    case deviceKeyShared(path: String, vaults: Int)
     /// `--tpm2` with a key file that holds a plain key.
     case deviceKeyNotSealed(path: String)
     // Backing directory.
@@ -95,6 +97,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "sealed device key \(path): \(reason)"
         case .passcodeSealFailed(let reason):
             "the TPM that counts this vault's passcodes failed: \(reason)"
+        case .deviceKeyShared(let path, let vaults):
+            "device key \(path) is the key of \(vaults) other vault\(vaults == 1 ? "" : "s") too (their records are beside it): "
+                + "replacing it would lose them; move this vault with a key file of its own (a backup restored under a new "
+                + "--device-key)"
         case .deviceKeyNotSealed(let path):
             "device key \(path) holds a plain key, not one sealed by the TPM; choose a new --device-key path for "
                 + "--tpm2, or move a vault to the TPM with 'protfs device-key BACKING --device-key \(path) --to tpm2'"

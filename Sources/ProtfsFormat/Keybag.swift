@@ -22,6 +22,10 @@ public struct Keybag: Sendable, Equatable {
     /// Bit 1, version 1 only: the passcode entries also need the passcode secret a TPM
     /// releases only for the right passcode, counting wrong ones (docs/FORMAT.md).
     static let hardwareCountedFlag: UInt16 = 2
+    /// Bit 2, either version: the device key was replaced (`protfs device-key`); the keys of
+    /// file headers and device-bound items come from the first one, kept in
+    /// `protfs.device-origin.*` under the current one (docs/FORMAT.md).
+    static let deviceKeyMovedFlag: UInt16 = 4
 
     /// Seals a fresh passcode secret under the auth value it is given (derived from the
     /// passcode key) and returns the secret: the vault's TPM, the keybag's caller.
@@ -35,6 +39,9 @@ public struct Keybag: Sendable, Equatable {
     /// The passcode entries need the TPM's passcode secret too: wrong passcodes are counted
     /// by the TPM.
     public internal(set) var passcodeCountedByHardware = false
+    /// The device key was replaced since the vault was made: the vault's first device key,
+    /// which file headers and device-bound items are keyed with, is kept beside the keybag.
+    public internal(set) var deviceKeyMoved = false
     public let vaultID: ObjectID
     /// 1 at creation, + 1 at every passcode change; mirrored in `VaultState`.
     public let generation: UInt64
@@ -105,19 +112,7 @@ public struct Keybag: Sendable, Equatable {
                           classBPublicKey: classBPublicKey,
                           deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
                                             none: try unwrapNoneKey(deviceKeys: deviceKeys)),
-                          classKeys: classKeys, deviceKeys: deviceKeys, sealing: sealing)
-    }
-
-    /// The same keys under another device key (`protfs device-key`): generation + 1, the
-    /// passcode entries under `newPasscode` (the vault's passcode, checked by the caller) and
-    /// the new device, the passcode secret `sealing` makes if any.
-    public func rekeyed(to newDevice: DeviceKeys, passcode newPasscode: SecureBuffer?, classKeys: PasscodeClassKeys,
-                        deviceKeys: DeviceKeys, sealing: PasscodeSecretSealer?) throws(KeybagError) -> Keybag {
-        try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, passcode: newPasscode,
-                          classBPublicKey: classBPublicKey,
-                          deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
-                                            none: try unwrapNoneKey(deviceKeys: deviceKeys)),
-                          classKeys: classKeys, deviceKeys: newDevice, sealing: sealing)
+                          classKeys: classKeys, deviceKeys: deviceKeys, sealing: sealing, deviceKeyMoved: deviceKeyMoved)
     }
 
     /// A restored vault's keybag (docs/BACKUP.md): the keys of the backup under this
@@ -155,20 +150,20 @@ public struct Keybag: Sendable, Equatable {
         }
     }
 
-    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
+    static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, passcode: SecureBuffer?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
                                  classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys,
-                                 sealing: PasscodeSecretSealer?) throws(KeybagError) -> Keybag {
+                                 sealing: PasscodeSecretSealer?, deviceKeyMoved: Bool = false) throws(KeybagError) -> Keybag {
         try assemble(vaultID: vaultID, generation: generation, kdf: kdf,
                      stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: kdf) },
                      classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys,
-                     sealing: sealing)
+                     sealing: sealing, deviceKeyMoved: deviceKeyMoved)
     }
 
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, stretched: StretchedPasscode?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
                                  classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys,
-                                 sealing: PasscodeSecretSealer? = nil) throws(KeybagError) -> Keybag {
+                                 sealing: PasscodeSecretSealer? = nil, deviceKeyMoved: Bool = false) throws(KeybagError) -> Keybag {
         let salt = stretched?.salt ?? [UInt8](repeating: 0, count: Argon2id.saltByteCount)
         var passcodeKey = deviceKeys.wrap
         var counted = false
@@ -192,7 +187,8 @@ public struct Keybag: Sendable, Equatable {
             return Entry(classID: slot.classID, wrapKind: slot.wrapKind(passcodeSet: stretched != nil),
                          sealed: XChaCha20Poly1305.wrap(secret, authenticating: ad, with: wrappingKey))
         }
-        let unsigned = Keybag(version: version, passcodeCountedByHardware: counted, vaultID: vaultID, generation: generation,
+        let unsigned = Keybag(version: version, passcodeCountedByHardware: counted, deviceKeyMoved: deviceKeyMoved,
+                              vaultID: vaultID, generation: generation,
                               kdf: kdf, salt: salt,
                               deviceKeyCheck: deviceKeyCheck(vaultID: vaultID, deviceKeys: deviceKeys),
                               classBPublicKey: classBPublicKey, entries: entries, mac: [])
@@ -201,7 +197,7 @@ public struct Keybag: Sendable, Equatable {
 
     /// This keybag with its MAC computed over its other fields.
     func signed(deviceKeys: DeviceKeys) -> Keybag {
-        Keybag(version: version, passcodeCountedByHardware: passcodeCountedByHardware, vaultID: vaultID,
+        Keybag(version: version, passcodeCountedByHardware: passcodeCountedByHardware, deviceKeyMoved: deviceKeyMoved, vaultID: vaultID,
                generation: generation, kdf: kdf, salt: salt, deviceKeyCheck: deviceKeyCheck, classBPublicKey: classBPublicKey, entries: entries,
                mac: BLAKE2b.mac(key: deviceKeys.keybagMAC, outputByteCount: Self.macByteCount, authenticatedBytes()))
     }
@@ -216,7 +212,8 @@ public struct Keybag: Sendable, Equatable {
         var out = Self.magic
         out.reserveCapacity(Self.byteCount)
         out.appendLittleEndian(version)
-        out.appendLittleEndian(passcodeSet ? (passcodeCountedByHardware ? Self.hardwareCountedFlag : 0) : Self.noPasscodeFlag)
+        out.appendLittleEndian((passcodeSet ? (passcodeCountedByHardware ? Self.hardwareCountedFlag : 0) : Self.noPasscodeFlag)
+                               | (deviceKeyMoved ? Self.deviceKeyMovedFlag : 0))
         out += vaultID.bytes
         out.appendLittleEndian(generation)
         out.appendLittleEndian(kdf.opsLimit)
@@ -260,10 +257,12 @@ public struct Keybag: Sendable, Equatable {
         }
         // Version 1 has flags there that only a TPM-counted passcode sets (reserved before);
         // version 2 exactly the no-passcode flag.
-        guard passcodeSet ? flags & ~hardwareCountedFlag == 0 : flags == noPasscodeFlag else {
+        let versionFlags = flags & ~deviceKeyMovedFlag
+        guard passcodeSet ? versionFlags & ~hardwareCountedFlag == 0 : versionFlags == noPasscodeFlag else {
             throw .damaged(reason: passcodeSet ? "reserved bytes are not zero" : "its flags are not the ones of its version")
         }
-        return Keybag(version: version, passcodeCountedByHardware: flags == hardwareCountedFlag && passcodeSet, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
+        return Keybag(version: version, passcodeCountedByHardware: passcodeSet && versionFlags == hardwareCountedFlag,
+                      deviceKeyMoved: flags & deviceKeyMovedFlag != 0, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
                       kdf: Argon2idParameters(opsLimit: bytes.littleEndian(at: 36), memLimit: bytes.littleEndian(at: 44)),
                       salt: Array(bytes[52..<68]), deviceKeyCheck: check, classBPublicKey: Array(bytes[100..<132]),
                       entries: entries, mac: expectedMAC)
@@ -369,23 +368,6 @@ public struct Keybag: Sendable, Equatable {
             throw .passcodeHashFailed
         }
         return tangle(stretched, vaultID: vaultID, deviceKeys: deviceKeys)
-    }
-
-    /// `BLAKE2b-256(key = passcode key, "protfs tpm auth v1")`: what the TPM checks before it
-    /// releases the passcode secret. The TPM never sees the passcode, nor the wrapping key.
-    public static func hardwareAuth(passcodeKey: LockedKey) -> LockedKey {
-        var auth = BLAKE2b(key: passcodeKey, outputByteCount: LockedKey.byteCount)
-        auth.update(Array("protfs tpm auth v1".utf8))
-        return auth.finalizeKey()
-    }
-
-    /// `BLAKE2b-256(key = passcode key, "protfs tpm passcode v1" || passcode secret)`: the
-    /// passcode entries' wrapping key when the TPM counts guesses.
-    static func harden(_ passcodeKey: LockedKey, with secret: LockedKey) -> LockedKey {
-        var hardened = BLAKE2b(key: passcodeKey, outputByteCount: LockedKey.byteCount)
-        hardened.update(Array("protfs tpm passcode v1".utf8))
-        hardened.update(secret)
-        return hardened.finalizeKey()
     }
 
     /// The passcode key from the passcode's Argon2id output, bound to this device and vault.

@@ -44,7 +44,7 @@ enum InitCommand {
         }
     }
 
-    private static func parsePCRs(_ list: String?, sealing: Bool) throws -> PCRSelection {
+    static func parsePCRs(_ list: String?, sealing: Bool) throws -> PCRSelection {
         guard let list else { return .none }
         guard sealing else { throw UsageError("--tpm2-pcrs binds a sealed device key: it needs --tpm2") }
         guard let pcrs = PCRSelection(parsing: list) else {

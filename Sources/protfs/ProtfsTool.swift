@@ -11,6 +11,7 @@ enum ProtfsTool {
         FsckCommand.command,
         BackupCommand.command,
         RestoreCommand.command,
+        DeviceKeyCommand.command,
         VersionCommand.command,
     ])
 

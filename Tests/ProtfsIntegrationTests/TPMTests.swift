@@ -117,4 +117,49 @@ struct TPMTests {
         #expect(!mount.succeeded && mount.stderr.contains("PCR 16 hold other values"), "\(mount.status): \(mount.stderr)")
         #expect(!mount.stderr.contains("passcode"), "\(mount.stderr)")
     }
+
+    @Test("device-key --to tpm2 keeps every file and item; the old key file opens nothing; --to file moves it back")
+    func moveToTheTPMAndBack() throws {
+        let tpm = try SoftwareTPM()
+        let vault = try TestVault()
+        try vault.mount()
+        try vault.makeClassDirectories(holding: ["f": Self.contents])
+        for accessible in ["whenUnlocked", "alwaysThisDeviceOnly"] {
+            #expect(vault.item("add", ["--service", "tpm", "--account", accessible, "--accessible", accessible],
+                               stdin: "secret \(accessible)").succeeded)
+        }
+        let refused = CommandRunner.run(TestVault.protfs, ["device-key", vault.backing, "--device-key", vault.deviceKey, "--to", "tpm2",
+                                                           "--passcode-file", vault.passcodeFile],
+                                        environment: ["PROTFS_TPM2_TCTI": tpm.tcti])
+        #expect(refused.status == 2 && refused.stderr.contains("is mounted"), "\(refused.stderr)")
+        try vault.unmount()
+        let oldKey = vault.root.path + "/old.key"
+        #expect(CommandRunner.shell("cp -p \(vault.deviceKey) \(oldKey)").succeeded)
+
+        for target in ["tpm2", "file"] {
+            let moved = CommandRunner.run(TestVault.protfs, ["device-key", vault.backing, "--device-key", vault.deviceKey, "--to", target,
+                                                             "--passcode-file", vault.passcodeFile],
+                                          environment: ["PROTFS_TPM2_TCTI": tpm.tcti])
+            #expect(moved.succeeded, "\(target): \(moved.stderr)")
+            let keyFile = try [UInt8](Data(contentsOf: URL(fileURLWithPath: vault.deviceKey)))
+            #expect(keyFile.starts(with: Self.sealedMagic) == (target == "tpm2"), "\(target)")
+            try vault.mount(options: ["tpm2_tcti=\(tpm.tcti)"])
+            for protectionClass in TestVault.classNames {
+                let file = vault.path("\(TestVault.classDirectory(protectionClass))/f")
+                #expect((try? String(contentsOfFile: file, encoding: .utf8)) == Self.contents, "\(target) \(protectionClass)")
+            }
+            for accessible in ["whenUnlocked", "alwaysThisDeviceOnly"] {
+                #expect(vault.item("get", ["--service", "tpm", "--account", accessible]).stdout == "secret \(accessible)", "\(target)")
+            }
+            #expect(try Self.status(vault)["passcodeCountedByTPM"] as? Bool == (target == "tpm2"))
+            try vault.unmount()
+            let fsck = CommandRunner.run(TestVault.protfs, ["fsck", vault.backing, "--device-key", vault.deviceKey,
+                                                            "--passcode-file", vault.passcodeFile],
+                                         environment: ["PROTFS_TPM2_TCTI": tpm.tcti])
+            #expect(fsck.succeeded && !fsck.stdout.contains("foreign"), "\(target): \(fsck.stdout)\(fsck.stderr)")
+            // The key the vault had first opens nothing of it now.
+            let old = CommandRunner.run(TestVault.protfs, ["fsck", vault.backing, "--device-key", oldKey], stdin: "")
+            #expect(!old.succeeded && old.stderr.contains("device key does not match"), "\(target): \(old.stderr)")
+        }
+    }
 }

@@ -122,6 +122,28 @@ public struct DeviceKeyFile: Sendable, Equatable {
         }
     }
 
+    /// Where `protfs device-key` stages the new key until the keybag that needs it is
+    /// written; an open that finds the key not matching tries it (an interrupted move).
+    public var pending: DeviceKeyFile { DeviceKeyFile(path: path + ".new") }
+
+    /// Writes `key` (sealed by `sealer` when given) to `pending`, replacing what is there.
+    func stagePending(_ key: LockedKey, sealer: (any DeviceKeySealer)?) throws(VaultError) {
+        let staged = pending
+        try staged.install(sealer.map { (sealer) throws(VaultError) in try sealer.seal(key, path: path) }, orKey: key, replacing: true)
+    }
+
+    /// Renames `pending` over this file and syncs the directory.
+    func adoptPending() throws(VaultError) {
+        let split = PathSplit(path)
+        do {
+            let directory = try OwnedDescriptor.open(path: split.directory, [.readOnly, .directory])
+            try directory.borrowed.rename(PathSplit(pending.path).name, to: directory.borrowed, split.name)
+            try directory.borrowed.sync()
+        } catch {
+            throw .system(operation: "install the new device key", path: path, errno: error)
+        }
+    }
+
     /// Whether the file holds a sealed key rather than the key (only a plain key is 32 bytes).
     public var isSealed: Bool {
         var st = stat()
