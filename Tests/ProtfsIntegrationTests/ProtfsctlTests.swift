@@ -37,7 +37,9 @@ struct ProtfsctlTests {
         defer { try? vault.unmount() }
         var object = try statusObject(vault)
         #expect(Set(object.keys) == ["state", "graceSecondsLeft", "pid", "mountpoint", "backing", "passcodeSet", "grace",
-                                     "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner", "callerMayLock"])
+                                     "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner", "callerMayLock",
+                                     "passcodeCountedByTPM", "tpmLockoutRetryAfterSeconds"])
+        #expect(object["passcodeCountedByTPM"] as? Bool == false && object["tpmLockoutRetryAfterSeconds"] is NSNull)
         #expect((object["owner"] as? NSNumber)?.uint32Value == getuid(), "the user who mounted")
         #expect(object["callerMayLock"] as? Bool == true)
         #expect(object["state"] as? String == "unlocked")

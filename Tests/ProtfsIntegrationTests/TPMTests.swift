@@ -162,4 +162,20 @@ struct TPMTests {
             #expect(!old.succeeded && old.stderr.contains("device key does not match"), "\(target): \(old.stderr)")
         }
     }
+
+    @Test("no TPM at the TCTI, and a TPM whose owner hierarchy was cleared: each said in words, nothing changed")
+    func absentAndClearedTPM() throws {
+        let tpm = try SoftwareTPM()
+        let vault = try Self.sealedVault(on: tpm)
+        let keybag = try Data(contentsOf: URL(fileURLWithPath: vault.backing + "/protfs.keybag"))
+        let absent = CommandRunner.run(TestVault.protfs, ["fsck", vault.backing, "--device-key", vault.deviceKey], stdin: "",
+                                       environment: ["PROTFS_TPM2_TCTI": "swtpm:port=1"])
+        #expect(!absent.succeeded && absent.stderr.contains("no TPM at swtpm:port=1"), "\(absent.stderr)")
+        #expect(!absent.stderr.contains("ERROR:tcti"), "tpm2-tss's own log lines: \(absent.stderr)")
+        #expect(try tpm.tool("tpm2_clear", []) == .exited(0))
+        let cleared = CommandRunner.run(TestVault.protfs, ["fsck", vault.backing, "--device-key", vault.deviceKey], stdin: "",
+                                        environment: ["PROTFS_TPM2_TCTI": tpm.tcti])
+        #expect(!cleared.succeeded && cleared.stderr.contains("owner hierarchy was cleared"), "\(cleared.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: vault.backing + "/protfs.keybag")) == keybag)
+    }
 }
