@@ -18,11 +18,6 @@ public struct TrustedPlatformModule: Sendable {
     /// Whether `bytes` are a sealed blob rather than a plain key.
     public static func isSealed(_ bytes: [UInt8]) -> Bool { SealedBlob.isSealed(bytes) }
 
-    /// The PCRs a sealed device key is bound to.
-    public static func boundPCRs(ofSealedDeviceKey bytes: [UInt8]) throws(TPMError) -> PCRSelection {
-        try SealedBlob(decoding: bytes, expecting: .deviceKey).pcrs
-    }
-
     // MARK: the device key
 
     /// Seals `key` so that only this TPM opens it, and only while `pcrs` hold their values of
