@@ -1,5 +1,4 @@
 import CTss2
-import Glibc
 
 /// One ESAPI context over one TCTI, closed when the last reference goes. Every handle made
 /// through it is a `TransientHandle` that holds it, so the context outlives its handles.
@@ -9,9 +8,6 @@ final class TPMConnection {
 
     /// Opens `tcti` (`device:/dev/tpmrm0`, `swtpm:host=127.0.0.1,port=2321`, ...).
     init(tcti configuration: String) throws(TPMError) {
-        // tpm2-tss logs its own errors to standard error; protfs says what failed in its
-        // words. A TSS2_LOG the user set stays.
-        setenv("TSS2_LOG", "all+none", 0)
         var tcti: OpaquePointer?
         let loaded = Tss2_TctiLdr_Initialize(configuration, &tcti)
         guard loaded == TSS2_RC_SUCCESS, let tcti else {

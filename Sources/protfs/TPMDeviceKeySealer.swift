@@ -10,7 +10,11 @@ struct TPMDeviceKeySealer: DeviceKeySealer {
     let tpm: TrustedPlatformModule
     let pcrs: PCRSelection
 
+    /// Made while the command has one thread: it sets the environment.
     init(tcti option: String?, pcrs: PCRSelection = .none) {
+        // tpm2-tss logs its own errors to standard error; protfs says what failed in its
+        // words. A TSS2_LOG the user set stays.
+        setenv("TSS2_LOG", "all+none", 0)
         let configured = option ?? getenv(TrustedPlatformModule.tctiVariable).map { String(cString: $0) }
         tpm = TrustedPlatformModule(tcti: configured.flatMap { $0.isEmpty ? nil : $0 } ?? TrustedPlatformModule.defaultTCTI)
         self.pcrs = pcrs
