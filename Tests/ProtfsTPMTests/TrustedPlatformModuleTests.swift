@@ -64,6 +64,23 @@ struct TrustedPlatformModuleTests {
         #expect(Self.bytes(try tpm.unsealPasscodeSecret(sealed, auth: auth)) == Self.bytes(secret))
     }
 
+    @Test("a sealed blob cut, extended, of another kind or changed is refused; the TPM, its handles flushed, still unseals")
+    func hostileBlobs() throws {
+        let swtpm = try SoftwareTPM()
+        let tpm = TrustedPlatformModule(tcti: swtpm.tcti)
+        let sealed = try tpm.sealDeviceKey(.random(), pcrs: .none)
+        for length in 0..<sealed.count {
+            #expect(throws: TPMError.self) { try SealedBlob(decoding: Array(sealed.prefix(length)), expecting: .deviceKey) }
+        }
+        #expect(throws: TPMError.self) { try SealedBlob(decoding: sealed + [0], expecting: .deviceKey) }
+        #expect(throws: TPMError.self) { try SealedBlob(decoding: sealed, expecting: .passcodeSecret) }
+        // A private part changed in one byte: the TPM's integrity check refuses it.
+        var flipped = sealed
+        flipped[sealed.count - 20] ^= 1
+        #expect(throws: TPMError.self) { try tpm.unsealDeviceKey(flipped) }
+        _ = try tpm.unsealDeviceKey(sealed)
+    }
+
     @Test("PCR lists parse as systemd-cryptenroll writes them")
     func pcrLists() {
         #expect(PCRSelection(parsing: "0,7")?.mask == 0x81)
