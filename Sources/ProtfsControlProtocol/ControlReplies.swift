@@ -18,6 +18,11 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var autolock: Int
     public var failedAttempts: Int
     public var retryAfterSeconds: Int?
+    /// Whether the TPM counts this vault's wrong passcodes (nil from an older daemon).
+    public var passcodeCountedByTPM: Bool?
+    /// Seconds until the TPM, in dictionary-attack lockout, accepts a passcode again (an upper
+    /// bound); nil when it would now, or when no TPM counts.
+    public var tpmLockoutRetryAfterSeconds: Int?
     /// The caller's keychain items (docs/CONTROL.md); nil when the store could not be read.
     public var items: Int?
     /// Whether the caller may lock, unlock and change the passcode: the control server fills
@@ -29,7 +34,8 @@ public struct StatusReport: Sendable, Codable, Equatable {
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,
                 passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil,
-                cipher: String? = nil) {
+                cipher: String? = nil,
+                passcodeCountedByTPM: Bool? = nil, tpmLockoutRetryAfterSeconds: Int? = nil) {
         self.state = state
         self.graceSecondsLeft = graceSecondsLeft
         self.pid = pid
@@ -42,13 +48,15 @@ public struct StatusReport: Sendable, Codable, Equatable {
         self.retryAfterSeconds = retryAfterSeconds
         self.items = items
         self.cipher = cipher
+        self.passcodeCountedByTPM = passcodeCountedByTPM
+        self.tpmLockoutRetryAfterSeconds = tpmLockoutRetryAfterSeconds
     }
 }
 
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
-        case items, owner, callerMayLock, cipher
+        case items, owner, callerMayLock, cipher, passcodeCountedByTPM, tpmLockoutRetryAfterSeconds
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
@@ -69,6 +77,8 @@ extension StatusReport {
         try container.encode(owner, forKey: .owner)
         try container.encode(callerMayLock, forKey: .callerMayLock)
         try container.encode(cipher, forKey: .cipher)
+        try container.encode(passcodeCountedByTPM, forKey: .passcodeCountedByTPM)
+        try container.encode(tpmLockoutRetryAfterSeconds, forKey: .tpmLockoutRetryAfterSeconds)
     }
 }
 

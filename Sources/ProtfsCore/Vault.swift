@@ -19,6 +19,12 @@ public final class Vault: Sendable {
     private let root: OwnedDescriptor
     public var backingRoot: FileDescriptor { root.borrowed }
     public let deviceKeyFile: DeviceKeyFile
+    /// What opens a sealed device key file (and, for a vault whose passcode the TPM counts,
+    /// its passcode secret); nil where no hardware is wired in.
+    public let sealer: (any DeviceKeySealer)?
+    /// The vault's first device key, which file headers and device-bound items are keyed
+    /// with: the device key itself until `moveDeviceKey` replaces it.
+    let originKey: LockedKey
     public let vaultID: ObjectID
     /// The class keys in memory; `none` is installed at open, the others by `unlock`.
     public let keyring: ClassKeyring
@@ -27,23 +33,29 @@ public final class Vault: Sendable {
     /// Things fixed on the way in (a backing root looser than 0700), for the caller to show.
     public let warnings: [String]
 
-    private struct PasscodeRecord {
+    struct PasscodeRecord {
         var keybag: Keybag
         var state: VaultState
     }
     /// Held for a whole passcode attempt (Argon2id included), so concurrent attempts cannot
     /// slip past the delays and a `passwd` cannot interleave with an unlock.
-    private let passcodeRecord: Mutex<PasscodeRecord>
+    let passcodeRecord: Mutex<PasscodeRecord>
     /// The keybag's `passcodeSet`, outside `passcodeRecord`: the item store reads it under its
     /// own lock, which a passcode removal takes while holding this one.
     private let hasPasscode: Atomic<Bool>
+    /// The keybag's `passcodeCountedByHardware`, for status without the passcode lock.
+    private let countedByHardware: Atomic<Bool>
+    public var passcodeCountedByHardware: Bool { countedByHardware.load(ordering: .acquiring) }
 
-    private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile, keyring: ClassKeyring,
+    private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile,
+                 sealer: (any DeviceKeySealer)?, originKey: LockedKey, keyring: ClassKeyring,
                  filesystemKeys: FilesystemKeys, rootMetadata: DirectoryMetadata, warnings: [String],
                  keybag: Keybag, state: VaultState) {
         self.backingPath = backingPath
         root = backingRoot
         self.deviceKeyFile = deviceKeyFile
+        self.sealer = sealer
+        self.originKey = originKey
         vaultID = keybag.vaultID
         self.keyring = keyring
         self.filesystemKeys = filesystemKeys
@@ -51,17 +63,20 @@ public final class Vault: Sendable {
         self.warnings = warnings
         passcodeRecord = Mutex(PasscodeRecord(keybag: keybag, state: state))
         hasPasscode = Atomic(keybag.passcodeSet)
+        countedByHardware = Atomic(keybag.passcodeCountedByHardware)
     }
 
     // MARK: opening
 
     /// Opens and locks a backing directory, loads the device key and the keybag (with every
-    /// check of FORMAT.md), and makes the keys that need no passcode.
-    public static func open(backing: String, deviceKeyPath: String?) throws(VaultError) -> Vault {
-        try open(backing: backing, deviceKeyPath: deviceKeyPath, lockTimeout: lockTimeout)
+    /// check of FORMAT.md), and makes the keys that need no passcode. A sealed device key file
+    /// is opened by `sealer`.
+    public static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil) throws(VaultError) -> Vault {
+        try open(backing: backing, deviceKeyPath: deviceKeyPath, sealer: sealer, lockTimeout: lockTimeout)
     }
 
-    static func open(backing: String, deviceKeyPath: String?, lockTimeout: Duration) throws(VaultError) -> Vault {
+    static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
+                     lockTimeout: Duration) throws(VaultError) -> Vault {
         let owned = try openBackingRoot(backing)
         let root = owned.borrowed
         try lockExclusively(root, path: backing, timeout: lockTimeout)
@@ -70,8 +85,8 @@ public final class Vault: Sendable {
         let warnings = try tightenMode(root, path: backing)
         try checkExtendedAttributes(root, path: backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-        let deviceKeys = DeviceKeys(deviceKey: try deviceKeyFile.load())
-        let keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.decode(bytes, deviceKeys: deviceKeys) }
+        let (keybag, deviceKeys, originKey) = try openKeybag(bytes, root: root, backingPath: backing, deviceKeyFile: deviceKeyFile,
+                                                             sealer: sealer)
         var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
         try keybag.admit(into: &state)
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
@@ -85,7 +100,8 @@ public final class Vault: Sendable {
         do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
             throw .rootMetadataDamaged
         }
-        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, keyring: keyring,
+        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, sealer: sealer, originKey: originKey,
+                     keyring: keyring,
                      filesystemKeys: filesystemKeys, rootMetadata: rootMetadata, warnings: warnings,
                      keybag: keybag, state: state)
     }
@@ -131,7 +147,7 @@ public final class Vault: Sendable {
     /// installing them: the lock controller installs them at the moment it changes state.
     public func verifyPasscode(_ passcode: SecureBuffer) throws(VaultError) -> PasscodeClassKeys {
         try passcodeRecord.withLock { (record) throws(VaultError) in
-            try Self.verify(passcode, record: &record, deviceKeys: keyring.deviceKeys)
+            try verify(passcode, record: &record)
         }
     }
 
@@ -170,38 +186,43 @@ public final class Vault: Sendable {
         let deviceKeys = keyring.deviceKeys
         try passcodeRecord.withLock { (record) throws(VaultError) in
             let keys: PasscodeClassKeys
-            if let old { keys = try Self.verify(old, record: &record, deviceKeys: deviceKeys) } else {
+            if let old { keys = try verify(old, record: &record) } else {
                 keys = try VaultError.keybag { () throws(KeybagError) in
                     try record.keybag.unlockWithoutPasscode(deviceKeys: deviceKeys)
                 }
             }
+            let sealing = sealer.flatMap { countsPasscodesInHardware ? PasscodeSecretSealing($0) : nil }
             let changed = try VaultError.keybag { () throws(KeybagError) in
-                try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys)
+                try record.keybag.changingPasscode(to: new, classKeys: keys, deviceKeys: deviceKeys, sealing: sealing?.seal)
             }
-            // Keybag first: a crash before the state is written leaves a newer keybag, which
-            // the next open records; the other order would look like a rollback.
+            // The new passcode seal before the keybag that needs it; keybag before the state:
+            // a crash before the state is written leaves a newer keybag, which the next open
+            // records; the other order would look like a rollback.
+            try sealing?.write(in: backingRoot, generation: changed.generation, backingPath: backingPath)
             try VaultError.keybag { () throws(KeybagError) in try changed.write(in: backingRoot, backingPath: backingPath) }
+            PasscodeSealFile.removeAll(in: backingRoot, except: changed.passcodeCountedByHardware ? changed.generation : nil)
             record.keybag = changed
             hasPasscode.store(changed.passcodeSet, ordering: .releasing)
+            countedByHardware.store(changed.passcodeCountedByHardware, ordering: .releasing)
             try record.state.record(generation: changed.generation)
         }
     }
 
     /// docs/CONTROL.md: refused during a delay; counted and synced before Argon2id; reset once
     /// the passcode is known to be right.
-    private static func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord,
-                               deviceKeys: DeviceKeys) throws(VaultError) -> PasscodeClassKeys {
+    /// The daemon's delays stay in front of the TPM's: the attempt is counted here before
+    /// Argon2id runs and before the TPM is asked.
+    func verify(_ passcode: SecureBuffer, record: inout PasscodeRecord) throws(VaultError) -> PasscodeClassKeys {
         guard record.keybag.passcodeSet else { throw .noPasscodeSet }
         try record.state.beginPasscodeAttempt()
         let keys: PasscodeClassKeys?
         do {
-            keys = try record.keybag.unlock(passcode: passcode, deviceKeys: deviceKeys)
-        } catch .damaged(let reason) {
+            keys = try Self.openPasscodeEntries(passcode, keybag: record.keybag, deviceKeys: keyring.deviceKeys, sealer: sealer,
+                                                root: backingRoot, backingPath: backingPath)
+        } catch .keybagDamaged(let reason) {
             // Damage is only reported once the passcode has opened its first entry.
             try record.state.recordSuccess()
             throw .keybagDamaged(reason: reason)
-        } catch {
-            throw VaultError(error)
         }
         guard let keys else { throw .wrongPasscode(failedAttempts: record.state.failedAttempts) }
         try record.state.recordSuccess()
@@ -229,8 +250,8 @@ public final class Vault: Sendable {
     /// Throws a `VaultError`, or what `passcode` throws (the command line's reader has errors
     /// of its own, so that `protfsctl` can read a passcode without linking the vault).
     public static func initialize<PasscodeError: Error>(
-        backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?,
-        passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters,
+        backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
+        sealing: Bool = false, passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters,
         contentAEAD: ContentAEAD = .preferredOnThisCPU
     ) throws -> Initialization {
         do {
@@ -254,10 +275,11 @@ public final class Vault: Sendable {
         // a new device key behind that nobody was told about.
         let secret = try passcode()
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
-        let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
+        let (deviceKey, created) = try deviceKeyFile.loadOrCreate(sealer: sealer, sealing: sealing)
         let deviceKeys = DeviceKeys(deviceKey: deviceKey)
+        let sealing = sealing ? sealer.map(PasscodeSecretSealing.init) : nil
         let keybag = try VaultError.keybag { () throws(KeybagError) in
-            try Keybag.create(passcode: secret, kdf: kdf, contentAEAD: contentAEAD, deviceKeys: deviceKeys)
+            try Keybag.create(passcode: secret, kdf: kdf, contentAEAD: contentAEAD, deviceKeys: deviceKeys, sealing: sealing?.seal)
         }
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
             try keybag.unwrapFilesystemKey(deviceKeys: deviceKeys)
@@ -272,10 +294,12 @@ public final class Vault: Sendable {
             }
             var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
             try state.record(generation: keybag.generation)
+            try sealing?.write(in: root, generation: keybag.generation, backingPath: backing)
             try VaultError.keybag { () throws(KeybagError) in try keybag.write(in: root, backingPath: backing) }
         } catch {
             try? root.removeFile(DirectoryMetadata.fileName)
             try? root.removeExtendedAttribute(ClassHint.attributeName)
+            PasscodeSealFile.removeAll(in: root, except: nil)
             throw error
         }
         return Initialization(vaultID: keybag.vaultID, rootClass: protectionClass, deviceKeyPath: deviceKeyFile.path,

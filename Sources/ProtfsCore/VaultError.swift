@@ -13,6 +13,14 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case deviceKeyWrongSize(path: String, size: Int)
     case deviceKeyNotRegularFile(path: String)
     case deviceKeyMismatch
+    /// The hardware holding a sealed device key refused or failed (its words in `reason`).
+    case deviceKeySealFailed(path: String, reason: String)
+    /// The TPM could not seal or unseal a vault's passcode secret (its words in `reason`).
+    case passcodeSealFailed(reason: String)
+    /// `protfs device-key` on a key file other vaults use too.
+    case deviceKeyShared(path: String, vaults: Int)
+    /// `--tpm2` with a key file that holds a plain key.
+    case deviceKeyNotSealed(path: String)
     // Backing directory.
     case backingMissing(path: String)
     case notAVault(path: String)
@@ -32,6 +40,9 @@ public enum VaultError: CommandError, Sendable, Equatable {
     // Passcodes.
     case wrongPasscode(failedAttempts: Int)
     case rateLimited(retryAfterSeconds: Int)
+    /// The TPM counting passcode guesses refuses every attempt for now (nil: it did not say
+    /// for how long).
+    case passcodeLockout(retryAfterSeconds: Int?)
     case passcodeHashFailed
     /// A passcode operation on a vault without one (docs/BACKUP.md).
     case noPasscodeSet
@@ -51,6 +62,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
         case .passcodeRequired: self = .passcodeRequired
         case .missing(let path): self = .notAVault(path: path)
         case .restoreInterrupted(let path): self = .restoreInterrupted(path: path)
+        case .passcodeSealFailed(let reason): self = .passcodeSealFailed(reason: reason)
         case .system(let operation, let path, let errno): self = .system(operation: operation, path: path, errno: errno)
         }
     }
@@ -63,7 +75,7 @@ public enum VaultError: CommandError, Sendable, Equatable {
     public var exitCode: ExitCode {
         switch self {
         case .wrongPasscode: .wrongPasscode
-        case .rateLimited: .rateLimited
+        case .rateLimited, .passcodeLockout: .rateLimited
         case .deviceKeyMissing, .backingMissing, .notAVault: .notFound
         case .alreadyInitialized: .alreadyExists
         case .keybagDamaged, .rootMetadataDamaged: .damage
@@ -83,6 +95,17 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "device key \(path) has \(size) bytes, expected 32; it is not a protfs device key"
         case .deviceKeyNotRegularFile(let path):
             "device key \(path) is not a regular file"
+        case .deviceKeySealFailed(let path, let reason):
+            "sealed device key \(path): \(reason)"
+        case .passcodeSealFailed(let reason):
+            "the TPM that counts this vault's passcodes failed: \(reason)"
+        case .deviceKeyShared(let path, let vaults):
+            "device key \(path) is the key of \(vaults) other vault\(vaults == 1 ? "" : "s") too (their records are beside it): "
+                + "replacing it would lose them; move this vault with a key file of its own (a backup restored under a new "
+                + "--device-key)"
+        case .deviceKeyNotSealed(let path):
+            "device key \(path) holds a plain key, not one sealed by the TPM; choose a new --device-key path for "
+                + "--tpm2, or move a vault to the TPM with 'protfs device-key BACKING --device-key \(path) --to tpm2'"
         case .deviceKeyMismatch:
             "device key does not match this vault; pass the key the vault was created with (--device-key PATH)"
         case .backingMissing(let path):
@@ -129,6 +152,10 @@ public enum VaultError: CommandError, Sendable, Equatable {
             }()
         case .rateLimited(let seconds):
             "too many wrong passcodes: retry in \(seconds) s"
+        case .passcodeLockout(let seconds):
+            "the TPM is in dictionary-attack lockout after too many wrong passcodes and refuses every attempt, the "
+                + "right passcode included; " + (seconds.map { "the next attempt can be made in at most \($0) s" }
+                    ?? "the next attempt can be made once the TPM's lockout interval has passed")
         case .passcodeHashFailed:
             "Argon2id could not run (not enough memory for its parameters?)"
         case .noPasscodeSet:

@@ -11,6 +11,7 @@ package enum KDFContexts {
     static let headerMAC = KDFContext("pfhdrmac")
     static let headerClass = KDFContext("pfhdrcls")
     static let itemDevice = KDFContext("pfitmdev")
+    static let deviceOrigin = KDFContext("pforigin")
     // Subkeys of the filesystem key (the analog of the volume key).
     static let nameMAC = KDFContext("pfnammac")
     static let nameEncryption = KDFContext("pfnamenc")
@@ -44,15 +45,21 @@ public final class DeviceKeys: Sendable {
     public let headerClass: LockedKey
     /// Binds the keys of `...ThisDeviceOnly` keychain items to this device.
     public let itemDevice: LockedKey
+    /// Seals the vault's first device key beside the keybag once the device key has moved.
+    public let originWrap: LockedKey
 
-    public init(deviceKey: LockedKey) {
+    /// The keybag's keys from `deviceKey`; the keys of file headers and device-bound items
+    /// from `originKey`, the vault's first device key (the same one unless it has moved).
+    public init(deviceKey: LockedKey, originKey: LockedKey? = nil) {
         keyCheck = deviceKey.deriveSubkey(context: KDFContexts.deviceKeyCheck)
         keybagMAC = deviceKey.deriveSubkey(context: KDFContexts.keybagMAC)
         wrap = deviceKey.deriveSubkey(context: KDFContexts.deviceWrap)
         passcodeTangle = deviceKey.deriveSubkey(context: KDFContexts.passcodeTangle)
-        headerMAC = deviceKey.deriveSubkey(context: KDFContexts.headerMAC)
-        headerClass = deviceKey.deriveSubkey(context: KDFContexts.headerClass)
-        itemDevice = deviceKey.deriveSubkey(context: KDFContexts.itemDevice)
+        originWrap = deviceKey.deriveSubkey(context: KDFContexts.deviceOrigin)
+        let origin = originKey ?? deviceKey
+        headerMAC = origin.deriveSubkey(context: KDFContexts.headerMAC)
+        headerClass = origin.deriveSubkey(context: KDFContexts.headerClass)
+        itemDevice = origin.deriveSubkey(context: KDFContexts.itemDevice)
     }
 }
 

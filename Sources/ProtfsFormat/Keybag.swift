@@ -23,6 +23,17 @@ public struct Keybag: Sendable, Equatable {
     public static let currentVersion = contentAEADVersion
     /// Bit 0 of the flags (bytes 10..<12, reserved in version 1): no passcode.
     static let noPasscodeFlag: UInt16 = 1
+    /// Bit 1, version 1 only: the passcode entries also need the passcode secret a TPM
+    /// releases only for the right passcode, counting wrong ones (docs/FORMAT.md).
+    static let hardwareCountedFlag: UInt16 = 2
+    /// Bit 2, either version: the device key was replaced (`protfs device-key`); the keys of
+    /// file headers and device-bound items come from the first one, kept in
+    /// `protfs.device-origin.*` under the current one (docs/FORMAT.md).
+    static let deviceKeyMovedFlag: UInt16 = 4
+
+    /// Seals a fresh passcode secret under the auth value it is given (derived from the
+    /// passcode key) and returns the secret: the vault's TPM, the keybag's caller.
+    public typealias PasscodeSecretSealer = (_ auth: LockedKey) throws(KeybagError) -> LockedKey
     public static let fileName = "protfs.keybag"
     static let magic = Array("PROTFSKB".utf8)
 
@@ -33,6 +44,12 @@ public struct Keybag: Sendable, Equatable {
     public var passcodeSet: Bool { flags & Self.noPasscodeFlag == 0 }
     /// What file contents are sealed with: XChaCha20-Poly1305 but in a version-3 keybag.
     public var contentAEAD: ContentAEAD { ContentAEAD(rawValue: UInt8(flags >> 8)) ?? .xchacha20Poly1305 }
+    /// The passcode entries need the TPM's passcode secret too: wrong passcodes are counted
+    /// by the TPM.
+    public var passcodeCountedByHardware: Bool { flags & Self.hardwareCountedFlag != 0 }
+    /// The device key was replaced since the vault was made: the vault's first device key,
+    /// which file headers and device-bound items are keyed with, is kept beside the keybag.
+    public var deviceKeyMoved: Bool { flags & Self.deviceKeyMovedFlag != 0 }
     public let vaultID: ObjectID
     /// 1 at creation, + 1 at every passcode change; mirrored in `VaultState`.
     public let generation: UInt64
@@ -81,27 +98,29 @@ public struct Keybag: Sendable, Equatable {
     /// A new vault's keybag: random vault id, filesystem key, class keys, class-B key pair
     /// and salt; generation 1. Without a passcode, the salt is zeros (nothing uses it) and
     /// the Argon2id parameters wait for the passcode a later `passwd` sets.
+    /// With `sealing`, the passcode entries also need the passcode secret it seals.
     public static func create(passcode: SecureBuffer?, kdf: Argon2idParameters, contentAEAD: ContentAEAD,
-                              deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
+                              deviceKeys: DeviceKeys, sealing: PasscodeSecretSealer? = nil) throws(KeybagError) -> Keybag {
         let classKeys = PasscodeClassKeys(complete: .random(), completeUntilFirstUserAuthentication: .random(),
                                           completeUnlessOpenPrivate: X25519.generatePrivateKey())
         return try assemble(vaultID: .random(), generation: 1, kdf: kdf, contentAEAD: contentAEAD, passcode: passcode,
                             classBPublicKey: X25519.publicKey(for: classKeys.completeUnlessOpenPrivate),
                             deviceEntryKeys: (filesystem: .random(), none: .random()),
-                            classKeys: classKeys, deviceKeys: deviceKeys)
+                            classKeys: classKeys, deviceKeys: deviceKeys, sealing: sealing)
     }
 
     /// `passwd`: the same keys re-wrapped under `newPasscode` with a fresh salt (or under the
     /// device alone when it is nil: the passcode removed), generation + 1. The device entries
     /// are sealed again too (the generation is in their associated data). O(1): no file is
     /// touched.
+    /// With `sealing`, a new passcode secret sealed under the new passcode joins it.
     public func changingPasscode(to newPasscode: SecureBuffer?, classKeys: PasscodeClassKeys,
-                                 deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
+                                 deviceKeys: DeviceKeys, sealing: PasscodeSecretSealer? = nil) throws(KeybagError) -> Keybag {
         try Self.assemble(vaultID: vaultID, generation: generation + 1, kdf: kdf, contentAEAD: contentAEAD, passcode: newPasscode,
                           classBPublicKey: classBPublicKey,
                           deviceEntryKeys: (filesystem: try unwrapFilesystemKey(deviceKeys: deviceKeys),
                                             none: try unwrapNoneKey(deviceKeys: deviceKeys)),
-                          classKeys: classKeys, deviceKeys: deviceKeys)
+                          classKeys: classKeys, deviceKeys: deviceKeys, sealing: sealing, deviceKeyMoved: deviceKeyMoved)
     }
 
     /// A restored vault's keybag (docs/BACKUP.md): the keys of the backup under this
@@ -117,7 +136,7 @@ public struct Keybag: Sendable, Equatable {
     public static func restoring(_ keys: VaultKeys, generation: UInt64, stretched: StretchedPasscode?,
                                  deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
         precondition(stretched.map { $0.kdf == keys.kdf } ?? true, "a passcode stretched under other parameters")
-        return assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, contentAEAD: keys.contentAEAD, stretched: stretched,
+        return try assemble(vaultID: keys.vaultID, generation: generation, kdf: keys.kdf, contentAEAD: keys.contentAEAD, stretched: stretched,
                         classBPublicKey: keys.classBPublicKey, deviceEntryKeys: (filesystem: keys.filesystem, none: keys.none),
                         classKeys: keys.classKeys, deviceKeys: deviceKeys)
     }
@@ -139,22 +158,35 @@ public struct Keybag: Sendable, Equatable {
         }
     }
 
-    private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, contentAEAD: ContentAEAD,
-                                 passcode: SecureBuffer?,
-                                 classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
-                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) throws(KeybagError) -> Keybag {
-        assemble(vaultID: vaultID, generation: generation, kdf: kdf, contentAEAD: contentAEAD,
-                 stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: kdf) },
-                 classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys)
+    static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, contentAEAD: ContentAEAD,
+                         passcode: SecureBuffer?,
+                         classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
+                         classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys,
+                         sealing: PasscodeSecretSealer?, deviceKeyMoved: Bool = false) throws(KeybagError) -> Keybag {
+        try assemble(vaultID: vaultID, generation: generation, kdf: kdf, contentAEAD: contentAEAD,
+                     stretched: try passcode.map { (secret) throws(KeybagError) in try stretch(secret, kdf: kdf) },
+                     classBPublicKey: classBPublicKey, deviceEntryKeys: deviceEntryKeys, classKeys: classKeys, deviceKeys: deviceKeys,
+                     sealing: sealing, deviceKeyMoved: deviceKeyMoved)
     }
 
     private static func assemble(vaultID: ObjectID, generation: UInt64, kdf: Argon2idParameters, contentAEAD: ContentAEAD,
                                  stretched: StretchedPasscode?,
                                  classBPublicKey: [UInt8], deviceEntryKeys: (filesystem: LockedKey, none: LockedKey),
-                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys) -> Keybag {
+                                 classKeys: PasscodeClassKeys, deviceKeys: DeviceKeys,
+                                 sealing: PasscodeSecretSealer? = nil, deviceKeyMoved: Bool = false) throws(KeybagError) -> Keybag {
         let salt = stretched?.salt ?? [UInt8](repeating: 0, count: Argon2id.saltByteCount)
-        let passcodeKey = stretched.map { tangle($0.key, vaultID: vaultID, deviceKeys: deviceKeys) } ?? deviceKeys.wrap
-        let (version, flags) = form(passcodeSet: stretched != nil, contentAEAD: contentAEAD)
+        var passcodeKey = deviceKeys.wrap
+        var counted = false
+        if let stretched {
+            passcodeKey = tangle(stretched.key, vaultID: vaultID, deviceKeys: deviceKeys)
+            if let sealing {
+                passcodeKey = harden(passcodeKey, with: try sealing(hardwareAuth(passcodeKey: passcodeKey)))
+                counted = true
+            }
+        }
+        var (version, flags) = form(passcodeSet: stretched != nil, contentAEAD: contentAEAD)
+        if counted { flags |= hardwareCountedFlag }
+        if deviceKeyMoved { flags |= deviceKeyMovedFlag }
         let entries = Slot.allCases.map { slot -> Entry in
             let (secret, wrappingKey): (LockedKey, LockedKey) = switch slot {
             case .filesystem: (deviceEntryKeys.filesystem, deviceKeys.wrap)
@@ -241,10 +273,13 @@ public struct Keybag: Sendable, Equatable {
             }
             entries.append(entry)
         }
-        // Version 1 has reserved bytes there; version 2 exactly the no-passcode flag; version 3
-        // the passcode bit and an AEAD other than XChaCha20-Poly1305 (which keeps 1 and 2).
+        // Version 1 has reserved bytes there but for the TPM bit; version 2 exactly the
+        // no-passcode flag; version 3 the passcode bit and an AEAD other than
+        // XChaCha20-Poly1305 (which keeps 1 and 2). The TPM bit (only with a passcode) and the
+        // moved-key bit may stand beside them in any version.
+        let extra = deviceKeyMovedFlag | (passcodeSet ? hardwareCountedFlag : 0)
         guard let aead = ContentAEAD(rawValue: UInt8(flags >> 8)),
-              form(passcodeSet: passcodeSet, contentAEAD: aead) == (version, flags) else {
+              form(passcodeSet: passcodeSet, contentAEAD: aead) == (version, flags & ~extra) else {
             throw .damaged(reason: version == passcodeVersion ? "reserved bytes are not zero" : "its flags are not the ones of its version")
         }
         return Keybag(version: version, flags: flags, vaultID: vaultID, generation: bytes.littleEndian(at: 28),
@@ -270,9 +305,25 @@ public struct Keybag: Sendable, Equatable {
     /// Without a passcode in this keybag, that is damage to the caller, who checks
     /// `passcodeSet` first.
     public func unlock(passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(KeybagError) -> PasscodeClassKeys? {
+        try unlock(passcodeKey: passcodeKey(for: passcode, deviceKeys: deviceKeys), passcodeSecret: nil)
+    }
+
+    /// Runs Argon2id and tangles its output with the device: the key the passcode entries
+    /// are wrapped under, or (`passcodeCountedByHardware`) the key the TPM's auth value and,
+    /// with its secret, the wrapping key derive from.
+    public func passcodeKey(for passcode: SecureBuffer, deviceKeys: DeviceKeys) throws(KeybagError) -> LockedKey {
         guard passcodeSet else { throw .noPasscodeSet }
-        let passcodeKey = try Self.derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID,
-                                                     deviceKeys: deviceKeys)
+        return try Self.derivePasscodeKey(passcode: passcode, salt: salt, kdf: kdf, vaultID: vaultID, deviceKeys: deviceKeys)
+    }
+
+    /// The passcode entries under `passcodeKey` and, when the keybag says so, the TPM's
+    /// passcode secret; nil for a wrong passcode.
+    public func unlock(passcodeKey key: LockedKey, passcodeSecret: LockedKey?) throws(KeybagError) -> PasscodeClassKeys? {
+        guard passcodeSet else { throw .noPasscodeSet }
+        guard passcodeCountedByHardware == (passcodeSecret != nil) else {
+            throw .damaged(reason: passcodeCountedByHardware ? "it needs the TPM's passcode secret" : "it has no TPM passcode secret")
+        }
+        let passcodeKey = passcodeSecret.map { Self.harden(key, with: $0) } ?? key
         // The first passcode entry tells a wrong passcode (the MAC already vouched for the
         // bytes); once it opens, a failure of the others is damage.
         guard let cuFUA = try? unwrap(.completeUntilFirstUserAuthentication, with: passcodeKey) else { return nil }

@@ -19,5 +19,7 @@ public enum KeybagError: Error, Sendable, Equatable {
     case missing(path: String)
     /// The backing directory at `path` holds what a restore that did not end made.
     case restoreInterrupted(path: String)
+    /// The hardware that counts passcode guesses could not seal the passcode secret.
+    case passcodeSealFailed(reason: String)
     case system(operation: String, path: String, errno: Errno)
 }

@@ -14,6 +14,9 @@ public enum ReservedNames {
     public static let sidecarSuffix = ".name"
     /// Where `fsck --repair` puts objects the mount cannot read, in the backing root only.
     public static let lostAndFound = "protfs.lost+found"
+    /// The TPM-sealed passcode secret of the keybag of the generation that follows, in the
+    /// backing root only (docs/FORMAT.md).
+    public static let passcodeSealPrefix = "protfs.passcode-seal."
     /// Keychain item records, in the backing root only.
     public static let items = "protfs.items"
 

@@ -41,7 +41,8 @@ enum BackupCommand {
                                   passphrases: passphrases, progress: meter(arguments, backing: backing))
             return
         }
-        let vault = try Vault.open(backing: operands[0], deviceKeyPath: arguments.value("--device-key"))
+        let vault = try Vault.open(backing: operands[0], deviceKeyPath: arguments.value("--device-key"),
+                                   sealer: TPMDeviceKeySealer(tcti: nil))
         for warning in vault.warnings { writeError("protfs backup: warning: \(warning)\n") }
         let classKeys: PasscodeClassKeys
         if vault.passcodeSet {

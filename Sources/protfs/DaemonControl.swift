@@ -31,7 +31,8 @@ final class DaemonControl: ControlHandler {
                      mountpoint: mountpoint, backing: vault.backingPath, passcodeSet: vault.passcodeSet,
                      grace: controller.grace.secondsRoundedUp, autolock: controller.autolock.secondsRoundedUp, failedAttempts: vault.failedAttempts,
                      retryAfterSeconds: vault.retryAfterSeconds, items: caller.flatMap { items.count(owner: $0) },
-                     cipher: vault.contentAEAD.name)
+                     cipher: vault.contentAEAD.name, passcodeCountedByTPM: vault.passcodeCountedByHardware,
+                     tpmLockoutRetryAfterSeconds: vault.hardwareLockoutRetryAfterSeconds)
     }
 
     /// Every lock and unlock says who asked (docs/SYSTEMD.md, "Who locked it"): the first

@@ -23,7 +23,8 @@ enum FsckCommand {
     private static func run(_ arguments: ParsedArguments) throws {
         let backing = try arguments.operands("BACKING")[0]
         let vault: Vault
-        do { vault = try Vault.open(backing: backing, deviceKeyPath: arguments.value("--device-key")) } catch .rootMetadataDamaged {
+        do { vault = try Vault.open(backing: backing, deviceKeyPath: arguments.value("--device-key"),
+                                             sealer: TPMDeviceKeySealer(tcti: nil)) } catch .rootMetadataDamaged {
             print("damaged: /: directory metadata (protfs.dir) of the root fails authentication, so no name in the vault "
                   + "can be read; --repair cannot fix this: restore protfs.dir from a backup")
             throw CommandExit(code: .damage)

@@ -90,7 +90,8 @@ enum MountCommand {
         let vault: Vault
         var unlocked = false
         do {
-            vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey)
+            vault = try Vault.open(backing: backing, deviceKeyPath: options.deviceKey,
+                                   sealer: TPMDeviceKeySealer(tcti: options.tpmTCTI))
             for warning in vault.warnings { report("warning: \(warning)") }
             if !vault.passcodeSet {
                 // The device key alone opens it: it mounts `unlocked` (docs/BACKUP.md).

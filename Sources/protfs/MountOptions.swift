@@ -11,6 +11,8 @@ struct MountOptions {
     var mountpoint = ""
     var foreground = false
     var deviceKey: String?
+    /// `tpm2_tcti=`: the TPM holding a sealed device key (docs/OPERATIONS.md).
+    var tpmTCTI: String?
     var passcodeFile: String?
     var passcodeCommand: String?
     /// `ask_passcode`: on the terminal, else through the system's password agents.
@@ -37,7 +39,7 @@ struct MountOptions {
     var remount = false
     /// protfs's own options that were given, by name, of those a remount cannot change.
     var givenOwnOptions: [String] = []
-    static let fixedOnceRunning: Set = ["device_key", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
+    static let fixedOnceRunning: Set = ["device_key", "tpm2_tcti", "passcode_file", "grace", "autolock", "allow_other", "nonempty",
                                         "debug", "idle_poll", "noidle_poll", "io_uring", "noio_uring", "owner",
                                         "passcode_command", "ask_passcode"]
 
@@ -80,6 +82,7 @@ struct MountOptions {
             // Absolute now: the daemon works from `/` once it detaches, and a relative device key
             // once put the vault's state lock (`vaults/ID.lock` beside it) in `/`.
             case "device_key": deviceKey = CanonicalPath.bestEffort(try required())
+            case "tpm2_tcti": tpmTCTI = try required()
             case "passcode_file": passcodeFile = CanonicalPath.bestEffort(try required())
             case "owner": owner = try Self.owner(named: try required())
             case "passcode_command": passcodeCommand = try required()

@@ -12,6 +12,7 @@ enum ProtfsTool {
         BackupCommand.command,
         RestoreCommand.command,
         PasswdCommand.command,
+        DeviceKeyCommand.command,
         VersionCommand.command,
     ])
 

@@ -26,7 +26,8 @@ enum RestoreCommand {
         let archiveSize = style == .none ? nil : TreeTally(path: operands[0]).bytes
         let meter = ProgressMeter(command: "protfs restore", style: style, total: archiveSize.map { .init(bytes: $0) })
         let restored = try VaultRestore.restore(archive: operands[0], backing: operands[1],
-                                                deviceKeyPath: arguments.value("--device-key"), passphrase: passphrase,
+                                                deviceKeyPath: arguments.value("--device-key"),
+                                                sealer: TPMDeviceKeySealer(tcti: nil), passphrase: passphrase,
                                                 passcodeAtHand: noPasscode || passcodes.passcodeFile != nil || passcodes.passcodeCommand != nil,
                                                 passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try passcodes.readNew() },
                                                 report: warn, progress: meter.update)

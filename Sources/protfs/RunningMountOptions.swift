@@ -32,6 +32,7 @@ struct RunningMountOptions {
         let own = given.givenOwnOptions.filter { name in
             switch name {
             case "device_key": given.deviceKey != options.deviceKey
+            case "tpm2_tcti": given.tpmTCTI != options.tpmTCTI
             case "passcode_file": given.passcodeFile != options.passcodeFile
             case "grace": given.grace != grace
             case "autolock": given.autolock != autolock

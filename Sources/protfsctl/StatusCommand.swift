@@ -35,6 +35,11 @@ enum StatusCommand {
             ("failed attempts", String(report.failedAttempts)),
         ]
         if let retry = report.retryAfterSeconds { rows.append(("next attempt", "in \(retry) s")) }
+        if report.passcodeCountedByTPM == true { rows.append(("passcodes counted", "by the TPM")) }
+        if let retry = report.tpmLockoutRetryAfterSeconds {
+            rows.append(("TPM lockout", "too many wrong passcodes: the TPM refuses every one, the right one included; "
+                         + "next attempt in at most \(retry) s"))
+        }
         if let items = report.items { rows.append(("your items", String(items))) }
         let width = rows.map(\.0.count).max()! + 2
         return rows.map { label, value in

@@ -63,4 +63,16 @@ struct ModuleBoundaryTests {
                 "the manifest parse missed the fuzzer's dependencies: \(fuzzer.sorted())")
         #expect(!fuzzer.contains("ProtfsCore"), "the fuzzer links the vault core: \(fuzzer.sorted())")
     }
+
+    @Test("the vault core knows a device-key sealer, not a TPM; only the protfs executable links the TPM")
+    func tpmStaysAtTheEdge() throws {
+        let dependencies = try Self.packageDependencies()
+        #expect(Self.reach(of: "ProtfsTPM", in: dependencies) == ["CTss2", "ProtfsCrypto", "CSodium"],
+                "ProtfsTPM links more than tpm2-tss and the crypto layer")
+        for target in ["ProtfsCore", "ProtfsFormat", "ProtfsFuse", "ProtfsControl", "protfsctl", "DataProtection"] {
+            let reached = Self.reach(of: target, in: dependencies)
+            #expect(!reached.contains("ProtfsTPM") && !reached.contains("CTss2"), "\(target) links the TPM: \(reached.sorted())")
+        }
+        #expect(Self.reach(of: "protfs", in: dependencies).contains("ProtfsTPM"), "the manifest parse missed protfs' TPM")
+    }
 }

@@ -38,7 +38,8 @@ struct ProtfsctlTests {
         var object = try statusObject(vault)
         #expect(Set(object.keys) == ["state", "graceSecondsLeft", "pid", "mountpoint", "backing", "passcodeSet", "grace",
                                      "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner", "callerMayLock",
-                                     "cipher"])
+                                     "cipher", "passcodeCountedByTPM", "tpmLockoutRetryAfterSeconds"])
+        #expect(object["passcodeCountedByTPM"] as? Bool == false && object["tpmLockoutRetryAfterSeconds"] is NSNull)
         #expect((object["owner"] as? NSNumber)?.uint32Value == getuid(), "the user who mounted")
         #expect(object["callerMayLock"] as? Bool == true)
         #expect(object["state"] as? String == "unlocked")

@@ -65,7 +65,8 @@ public enum VaultRestore {
     /// passphrase is told before anything is made; any later failure removes what was made.
     /// Each entry left out or changed (`ArchiveScreen`) goes to `report` as it is read.
     public static func restore<PasscodeError: Error>(
-        archive: String, backing: String, deviceKeyPath: String?, passphrase: SecureBuffer, passcodeAtHand: Bool = false,
+        archive: String, backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
+        passphrase: SecureBuffer, passcodeAtHand: Bool = false,
         passcode: () throws(PasscodeError) -> SecureBuffer?, report: @escaping (ArchiveFinding) -> Void = { _ in },
         progress: @escaping (_ objects: UInt64, _ bytes: UInt64) -> Void = { _, _ in }
     ) throws -> Restored {
@@ -100,7 +101,7 @@ public enum VaultRestore {
             do throws(Errno) { try RestoreMarker.write(vaultID: keys.vaultID, in: root) } catch {
                 throw BackupError.system(operation: "mark the restore in", path: backing, errno: error)
             }
-            let (deviceKey, created) = try deviceKeyFile.loadOrCreate()
+            let (deviceKey, created) = try deviceKeyFile.loadOrCreate(sealer: sealer, sealing: false)
             deviceKeyCreated = created
             let deviceKeys = DeviceKeys(deviceKey: deviceKey)
             // The generation the state beside this device key has for the vault id, if any: a

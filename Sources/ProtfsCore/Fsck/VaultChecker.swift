@@ -221,7 +221,8 @@ public final class VaultChecker {
     }
 
     /// The daemon's own names: `protfs.dir` everywhere; the keybag, the link blobs, the
-    /// keychain items and lost+found in the root; temporaries (removed). Anything else in the namespace is foreign.
+    /// keychain items and lost+found in the root, and the TPM's passcode seals and the device
+    /// origin there (docs/FORMAT.md); temporaries (removed). Anything else in the namespace is foreign.
     private func checkReserved(_ name: String, status: stat, in directory: FileDescriptor, isRoot: Bool, location: Location) {
         switch name {
         case DirectoryMetadata.fileName where status.isRegularFile,
@@ -229,6 +230,9 @@ public final class VaultChecker {
              ReservedNames.links where isRoot && status.isDirectory,
              ReservedNames.lostAndFound where isRoot && status.isDirectory,
              ReservedNames.items where isRoot && status.isDirectory:
+            return
+        case _ where isRoot && status.isRegularFile
+            && (name.hasPrefix(ReservedNames.passcodeSealPrefix) || name.hasPrefix(DeviceOriginFile.prefix)):
             return
         default:
             // A temporary symlink is a rename's or an upgrade's that a crash interrupted.
