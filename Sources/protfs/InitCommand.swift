@@ -45,8 +45,7 @@ enum InitCommand {
                        + "elsewhere. A cleared or replaced TPM loses the vault, class none included: "
                        + "'protfs backup' moves it to another machine.\n")
         } else if result.deviceKeyCreated {
-            writeError("protfs init: created the device key \(result.deviceKeyPath). Back it up and keep it private: "
-                       + "losing it loses the vault, class none included.\n")
+            writeError("protfs init: " + DeviceKeyAdvice.created(result.deviceKeyPath))
         }
     }
 

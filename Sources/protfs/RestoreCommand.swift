@@ -39,8 +39,7 @@ enum RestoreCommand {
                        + "\(restored.setIDBitsCleared) objects: a restore never makes them\n")
         }
         if restored.deviceKeyCreated {
-            writeError("protfs restore: created the device key \(restored.deviceKeyPath). Back it up and keep it private: "
-                       + "losing it loses the vault, class none included.\n")
+            writeError("protfs restore: " + DeviceKeyAdvice.created(restored.deviceKeyPath))
         }
     }
 
