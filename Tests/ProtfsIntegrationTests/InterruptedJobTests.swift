@@ -50,6 +50,25 @@ struct InterruptedJobTests {
                 "\(classes.stdout)\(classes.stderr)")
     }
 
+    @Test("Ctrl-C during fsck --repair: the rerun repairs what is left, then the vault is clean")
+    func interruptedRepair() throws {
+        let vault = try TestVault()
+        let fsck = FsckTests()
+        try fsck.populate(vault)
+        let tamper = CommandRunner.script("flip-byte-of-sized-file.sh", [vault.backing, String(FsckTests.damagedBackingSize)])
+        try #require(tamper.succeeded, "\(tamper.stdout)\(tamper.stderr)")
+        let arguments = ["fsck", vault.backing, "--device-key", vault.deviceKey, "--passcode-file", vault.passcodeFile, "--repair"]
+        let stopped = CommandRunner.script("interrupt-at-progress.sh", [TestVault.protfs] + arguments + ["--json"], timeout: 120)
+        #expect(stopped.succeeded, "\(stopped.stderr)")
+        let rerun = CommandRunner.run(TestVault.protfs, arguments, timeout: 120)
+        #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
+        fsck.expectFsck(vault, status: 0, saying: "0 damaged")
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let check = CommandRunner.script("fsck-repaired-tree.sh", [vault.mountpoint])
+        #expect(check.succeeded, "\(check.stdout)\(check.stderr)")
+    }
+
     @Test("a restore that did not end: refused as a vault, cleared and finished by the rerun; another archive is refused")
     func interruptedRestore() throws {
         let (vault, archive, passphraseFile) = try BackupTests.backedUpVault()
