@@ -14,7 +14,8 @@ struct KeychainQuery {
     var comment: String?
     var generic: Data?
     var accessibility: ItemAccessibility?
-    /// `kSecAttrAccessGroup`: kept with the item (docs/DATAPROTECTION.md), and matched.
+    /// `kSecAttrAccessGroup`: kept with the item (docs/DATAPROTECTION.md), and matched; nil:
+    /// the program's application identifier.
     var accessGroup: String?
     /// `kSecValueData`: the caller's bytes, copied into locked memory only to be sent.
     var secret: Data?
@@ -145,25 +146,40 @@ struct KeychainQuery {
     var itemQuery: ItemQuery? {
         guard !onlySynchronized else { return nil }
         var pairs = internet?.lookupAttributes ?? [:]
-        if let accessGroup { pairs[Self.accessGroupAttribute] = accessGroup }
+        var choices: [String: LookupAttributeChoice] = [:]
+        if let accessGroup {
+            pairs[Self.accessGroupAttribute] = accessGroup
+        } else {
+            // The program's own group; items of no group (the Secret Service's, protfsctl's,
+            // earlier builds') only when the query names them, never by a class-wide match.
+            choices[Self.accessGroupAttribute] = LookupAttributeChoice(values: [ProtfsKeychain.applicationIdentifier],
+                                                                       orAbsent: namesItems)
+        }
         // Updates and deletes act on every match, as on iOS; only a search has a limit.
         return ItemQuery(service: service, account: account, label: label, description: description, comment: comment,
                          generic: generic.map(Array.init), accessibility: accessibility, lookupAttributes: pairs,
                          absentLookupAttributes: internet == nil ? [InternetPassword.classAttribute] : [],
-                         limit: limit == .max || !isSearch ? nil : limit, returnsSecrets: returnData)
+                         lookupAttributeChoices: choices, limit: limit == .max || !isSearch ? nil : limit, returnsSecrets: returnData)
+    }
+
+    /// Whether the query names the items it wants: by service, account, server or reference.
+    private var namesItems: Bool {
+        service != nil || account != nil || internet?.server != nil
     }
 
     /// The lookup attribute that keeps an item's access group.
     static let accessGroupAttribute = "protfs:accessGroup"
 
-    /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, as on iOS.
+    /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, and
+    /// without `kSecAttrAccessGroup` its group is the program's application identifier, as on iOS.
     func newItem() -> ItemAttributes {
         let password = internet?.newPassword
         var item = ItemAttributes(service: password?.service ?? service ?? "", account: account ?? "", label: label ?? "",
                                   description: description ?? "", comment: comment ?? "", generic: generic.map(Array.init) ?? [],
                                   accessibility: accessibility ?? .default, lookupAttributes: password?.lookupAttributes ?? [:])
         if accountIsData { AccountType.markData(&item) }
-        if let accessGroup { item.lookupAttributes[Self.accessGroupAttribute] = accessGroup }
+        item.lookupAttributes[Self.accessGroupAttribute] = accessGroup ?? ProtfsKeychain.applicationIdentifier
+        AccountType.showToSecretService(&item)
         return item
     }
 

@@ -91,8 +91,9 @@ public let kSecValuePersistentRef: CFString = "v_PersistentRef"
 public let kSecAttrSynchronizable: CFString = "sync"
 /// Synchronizing or not, in a search.
 public let kSecAttrSynchronizableAny: CFString = "syna"
-/// The access group: accepted and not kept. On Linux every program of a user shares that
-/// user's items (there are no entitlements), as if all were in one group.
+/// The access group: kept with the item. An item added without one is in the program's
+/// (`ProtfsKeychain.applicationIdentifier`), and a query without one reaches only that group:
+/// an accident guard, not a boundary (every program of a user may name any group).
 public let kSecAttrAccessGroup: CFString = "agrp"
 /// A `SecAccessControl` from `SecAccessControlCreateWithFlags`, instead of
 /// `kSecAttrAccessible`.

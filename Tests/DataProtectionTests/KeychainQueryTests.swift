@@ -19,7 +19,9 @@ import Testing
                                     kSecReturnData as String: kCFBooleanTrue!]
         let parsed = try KeychainQuery(query as CFDictionary, for: .add)
         #expect(parsed.newItem() == ItemAttributes(service: "api.example.com", account: "alice", label: "label",
-                                                       generic: [1, 2], accessibility: .afterFirstUnlockThisDeviceOnly))
+                                                       generic: [1, 2], accessibility: .afterFirstUnlockThisDeviceOnly,
+                                                       lookupAttributes: [KeychainQuery.accessGroupAttribute: ProtfsKeychain.applicationIdentifier,
+                                                                          "service": "api.example.com", "username": "alice"]))
         #expect(parsed.secret == token)
         #expect(parsed.returnData && !parsed.returnAttributes && parsed.limit == 1)
     }
@@ -44,7 +46,8 @@ import Testing
                      kSecReturnAttributes: NSNumber(value: true)] as [String: Any]
         let parsed = try KeychainQuery(NSDictionary(dictionary: query), for: .search)
         #expect(parsed.limit == .max && parsed.returnAttributes && !parsed.returnData)
-        let item = ItemAttributes(service: "s", account: "a", label: "l")
+        let item = ItemAttributes(service: "s", account: "a", label: "l",
+                                  lookupAttributes: [KeychainQuery.accessGroupAttribute: ProtfsKeychain.applicationIdentifier])
         #expect(parsed.matches(item))
         #expect(try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrLabel: "l"] as CFDictionary, for: .match).matches(item))
         #expect(try !KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "b"] as CFDictionary, for: .match).matches(item))

@@ -122,7 +122,8 @@ import Testing
         #expect(asData.lookupAttributes["username"] == "key")
         let asString = try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "key"] as CFDictionary, for: .add).newItem()
         #expect(Keychain.attributeDictionary(asString)[kSecAttrAccount] as? String == "key")
-        #expect(asString.lookupAttributes.isEmpty)
+        #expect(asString.lookupAttributes == [KeychainQuery.accessGroupAttribute: ProtfsKeychain.applicationIdentifier,
+                                              "service": "", "username": "key"])
     }
 
     @Test func updateMayRename() throws {
@@ -131,7 +132,8 @@ import Testing
         #expect(try KeychainQuery([kSecAttrLabel: "l"] as CFDictionary, for: .changes).rename.isEmpty)
     }
 
-    /// iOS keeps an item's access group, finds items by it, and returns it.
+    /// iOS keeps an item's access group, finds items by it, and returns it; a query without
+    /// one reaches only the program's own group.
     @Test func theAccessGroupIsKeptAndMatched() throws {
         var add = genericPassword
         add[kSecAttrAccessGroup as String] = "TEAMID.com.example.shared"
@@ -140,7 +142,7 @@ import Testing
         #expect(try KeychainQuery(add as CFDictionary, for: .search).matches(item))
         add[kSecAttrAccessGroup as String] = "TEAMID.com.example.other"
         #expect(try !KeychainQuery(add as CFDictionary, for: .search).matches(item))
-        #expect(try KeychainQuery(genericPassword as CFDictionary, for: .search).matches(item))
+        #expect(try !KeychainQuery(genericPassword as CFDictionary, for: .search).matches(item))
         #expect(throws: KeychainStatus.unimplemented) {
             try KeychainQuery([kSecAttrAccessGroup: "TEAMID.com.example.other"] as CFDictionary, for: .changes)
         }

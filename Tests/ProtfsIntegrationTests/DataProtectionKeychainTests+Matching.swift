@@ -55,7 +55,8 @@ extension DataProtectionKeychainTests {
         #expect(vault.item("list", []).stdout.components(separatedBy: "\n").filter { $0.contains("user") }.count == 20)
     }
 
-    /// An item's access group is kept, matched and returned; a query without one finds every group.
+    /// An item's access group is kept, matched and returned; a query without one reaches only
+    /// the program's own group.
     @Test func accessGroupsAreKeptAndMatched() throws {
         let vault = try TestVault()
         try vault.mount()
@@ -73,6 +74,7 @@ extension DataProtectionKeychainTests {
             let any = [kSecClass as String: kSecClassGenericPassword]
             #expect(SecItemDelete(any as CFDictionary) == errSecSuccess)
             #expect(SecItemCopyMatching(any as CFDictionary, nil) == errSecItemNotFound)
+            #expect(SecItemDelete(Self.query("alice", [kSecAttrAccessGroup as String: "TEAM.shared"]) as CFDictionary) == errSecSuccess)
         }
     }
 
