@@ -5,9 +5,14 @@
 // `DataProtectionIdiomsTests` runs it across a lock.
 //
 // Usage: PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms DIRECTORY-ON-THE-MOUNT
+//        PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms --identity
 import DataProtection
 import Foundation
 
+if CommandLine.arguments.dropFirst().first == "--identity" {
+    BundleIdentity.run()
+    exit(0)
+}
 guard CommandLine.arguments.count == 2 else {
     FileHandle.standardError.write(Data("usage: PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms DIRECTORY\n".utf8))
     exit(2)

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// A bundle identifier on Linux (docs/DATAPROTECTION.md): Foundation reads the Info.plist
+/// beside the executable; without one the library's application identifier is the
+/// executable's name. Run on a copy of `DataProtectionIdioms` in a directory of its own.
+@Suite("DataProtection: bundle identifiers")
+struct BundleIdentifierTests {
+    static func runCopy(in directory: URL, vault: TestVault) throws -> [String] {
+        let copy = directory.appendingPathComponent("idioms-copy").path
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: CommandRunner.builtExecutable("DataProtectionIdioms"), toPath: copy)
+        let run = CommandRunner.run(copy, ["--identity"], environment: ["PROTFS_KEYCHAIN": vault.mountpoint])
+        #expect(run.succeeded, "\(run.stderr)")
+        return run.stdout.split(separator: "\n").map(String.init)
+    }
+
+    @Test func withoutAnInfoPlistTheStandInIsTheExecutablesName() throws {
+        let vault = try TestVault.mountedForExamples()
+        defer { try? vault.unmount() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("protfs-bundle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lines = try Self.runCopy(in: directory, vault: vault)
+        #expect(lines.prefix(2) == ["bundleIdentifier: nil", "applicationIdentifier: idioms-copy"])
+        #expect(lines.last?.hasPrefix("SecItemAdd: -50 ") == true, "\(lines)")
+    }
+
+    @Test func anInfoPlistBesideTheExecutableNamesTheBundle() throws {
+        let vault = try TestVault.mountedForExamples()
+        defer { try? vault.unmount() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("protfs-bundle-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let plist = try PropertyListSerialization.data(fromPropertyList: ["CFBundleIdentifier": "com.example.idioms"],
+                                                       format: .xml, options: 0)
+        try plist.write(to: directory.appendingPathComponent("Info.plist"))
+        let lines = try Self.runCopy(in: directory, vault: vault)
+        #expect(lines == ["bundleIdentifier: com.example.idioms", "applicationIdentifier: com.example.idioms",
+                          "SecItemAdd: 0 (No error.)"])
+        let listed = vault.item("list", []).stdout
+        #expect(listed.contains("com.example.idioms\tseed"), "\(listed)")
+    }
+}
