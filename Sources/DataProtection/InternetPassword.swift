@@ -67,16 +67,17 @@ struct InternetPasswordQuery: Equatable {
     var securityDomain: String?
 
     /// Reads one of the six; false for another key.
-    mutating func read(_ key: String, _ value: Any) throws(KeychainStatus) -> Bool {
-        switch key {
-        case kSecAttrServer: server = try Self.string(value)
-        case kSecAttrProtocol: `protocol` = try Self.string(value)
+    mutating func read(_ entry: QueryValue) throws(KeychainStatus) -> Bool {
+        switch entry.key {
+        case kSecAttrServer: server = try entry.string()
+        case kSecAttrProtocol: `protocol` = try entry.string()
         case kSecAttrPort:
-            guard let number = value as? NSNumber, number.intValue >= 0, number.intValue <= 65_535 else { throw .param }
-            port = number.intValue
-        case kSecAttrPath: path = try Self.string(value)
-        case kSecAttrAuthenticationType: authenticationType = try Self.string(value)
-        case kSecAttrSecurityDomain: securityDomain = try Self.string(value)
+            let number = try entry.number()
+            guard number >= 0, number <= 65_535 else { throw .param("kSecAttrPort is \(number), not a port (0 to 65535)") }
+            port = number
+        case kSecAttrPath: path = try entry.string()
+        case kSecAttrAuthenticationType: authenticationType = try entry.string()
+        case kSecAttrSecurityDomain: securityDomain = try entry.string()
         default: return false
         }
         return true
@@ -103,10 +104,5 @@ struct InternetPasswordQuery: Equatable {
             map[key] = value
         }
         return map
-    }
-
-    private static func string(_ value: Any) throws(KeychainStatus) -> String {
-        guard let string = value as? String else { throw .param }
-        return string
     }
 }

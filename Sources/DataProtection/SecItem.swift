@@ -87,7 +87,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let parsed = try KeychainQuery(query, for: .match)
         let update = try KeychainQuery(attributesToUpdate, for: .changes)
         // An internet password's service is its server, protocol, port, path and so on.
-        if parsed.internet != nil && update.service != nil { throw .param }
+        if parsed.internet != nil && update.service != nil {
+            throw .param("kSecAttrService cannot rename an internet password: its service is its server, protocol, port and path")
+        }
         let vault = try KeychainVault.find()
         guard let match = parsed.itemQuery else { throw .itemNotFound }
         try vault.update(match, changes: update.changes, rename: update.rename, secret: update.secret)
@@ -115,6 +117,7 @@ enum Keychain {
             try body()
             return errSecSuccess
         } catch {
+            if error.status == errSecParam { ParamExplanation.record(error.reason ?? "a parameter was not valid") }
             return error.status
         }
     }
@@ -157,6 +160,10 @@ enum Keychain {
         if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
         if AccountType.isData(item) { attributes[kSecAttrAccount] = Data(item.account.utf8) }
         if let group = item.lookupAttributes[KeychainQuery.accessGroupAttribute] { attributes[kSecAttrAccessGroup] = group }
+        for key in KeychainQuery.keptAttributes {
+            guard let value = item.lookupAttributes[key] else { continue }
+            attributes[key] = key == kSecAttrCreator || key == kSecAttrType ? (Int(value) ?? 0) as Any : value == "1"
+        }
         if let password = InternetPassword(item) {
             attributes[kSecClass] = kSecClassInternetPassword
             attributes.merge(password.attributeDictionary) { $1 }

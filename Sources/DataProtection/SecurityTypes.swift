@@ -123,7 +123,20 @@ public let kSecAttrPath: CFString = "path"
 public let kSecAttrAuthenticationType: CFString = "atyp"
 /// An internet password's security domain.
 public let kSecAttrSecurityDomain: CFString = "sdmn"
-/// HTTPS, as a value of `kSecAttrProtocol`.
-public let kSecAttrProtocolHTTPS: CFString = "htps"
-/// HTTP, as a value of `kSecAttrProtocol`.
-public let kSecAttrProtocolHTTP: CFString = "http"
+/// The item's creator, a four-character code as a number: kept and matched.
+public let kSecAttrCreator: CFString = "crtr"
+/// The item's type, a four-character code as a number: kept and matched.
+public let kSecAttrType: CFString = "type"
+/// Whether the item is hidden from keychain browsers: kept and matched.
+public let kSecAttrIsInvisible: CFString = "invi"
+/// Whether the item is a placeholder for a password the user declined to save: kept and
+/// matched.
+public let kSecAttrIsNegative: CFString = "nega"
+/// Return an object reference: passwords have none, so only `false` is accepted.
+public let kSecReturnRef: CFString = "r_Ref"
+/// An object reference to match: passwords have none, so `errSecUnimplemented`.
+public let kSecValueRef: CFString = "v_Ref"
+/// An authentication context (`LAContext`): accepted, never used (protfs never prompts).
+public let kSecUseAuthenticationContext: CFString = "u_AuthCtx"
+/// Apple's older form of `kSecUseAuthenticationUIFail` (a `Bool`): accepted.
+public let kSecUseNoAuthenticationUI: CFString = "u_NoAuthUI"
