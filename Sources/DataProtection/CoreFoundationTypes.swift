@@ -19,16 +19,16 @@ public typealias CFErrorDomain = CFString
 public func CFErrorGetCode(_ error: CFError) -> CFIndex { error.code }
 
 /// The error's domain.
-public func CFErrorGetDomain(_ error: CFError) -> CFErrorDomain! { error.domain }
+public func CFErrorGetDomain(_ error: CFError) -> CFErrorDomain! { error.domain as CFString }
 
 /// A description of the error for people.
-public func CFErrorCopyDescription(_ error: CFError) -> CFString! { error.localizedDescription }
+public func CFErrorCopyDescription(_ error: CFError) -> CFString! { error.localizedDescription as CFString }
 
 /// Why the error happened, when the error says.
-public func CFErrorCopyFailureReason(_ error: CFError) -> CFString? { error.localizedFailureReason }
+public func CFErrorCopyFailureReason(_ error: CFError) -> CFString? { error.localizedFailureReason as CFString? }
 
 /// What to do about it, when the error says.
-public func CFErrorCopyRecoverySuggestion(_ error: CFError) -> CFString? { error.localizedRecoverySuggestion }
+public func CFErrorCopyRecoverySuggestion(_ error: CFError) -> CFString? { error.localizedRecoverySuggestion as CFString? }
 
 /// The error's user info.
 public func CFErrorCopyUserInfo(_ error: CFError) -> CFDictionary! { NSDictionary(dictionary: error.userInfo) }

@@ -16,7 +16,7 @@ struct InternetPassword: Equatable {
 
     /// The lookup attribute that marks an internet password, and its value.
     static let classAttribute = "protfs:class"
-    static let classValue = kSecClassInternetPassword
+    static let classValue = kSecClassInternetPassword as String
     private static let servicePrefix = "\u{1}inet "
 
     /// The item's service: unique for each combination of the six.
@@ -28,30 +28,34 @@ struct InternetPassword: Equatable {
 
     /// The lookup attributes kept with the item, by Apple's keys.
     var lookupAttributes: [String: String] {
-        [Self.classAttribute: Self.classValue, kSecAttrServer: server, kSecAttrProtocol: `protocol`, kSecAttrPort: String(port),
-         kSecAttrPath: path, kSecAttrAuthenticationType: authenticationType, kSecAttrSecurityDomain: securityDomain]
+        let fields: [(CFString, String)] = [(kSecAttrServer, server), (kSecAttrProtocol, `protocol`), (kSecAttrPort, String(port)),
+                                            (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
+                                            (kSecAttrSecurityDomain, securityDomain)]
+        var map = Dictionary(uniqueKeysWithValues: fields.map { ($0.0 as String, $0.1) })
+        map[Self.classAttribute] = Self.classValue
+        return map
     }
 
     /// The internet password an item holds; nil for a generic password.
     init?(_ item: ItemAttributes) {
         let map = item.lookupAttributes
         guard map[Self.classAttribute] == Self.classValue else { return nil }
-        server = map[kSecAttrServer] ?? ""
-        `protocol` = map[kSecAttrProtocol] ?? ""
-        port = map[kSecAttrPort].flatMap { Int($0) } ?? 0
-        path = map[kSecAttrPath] ?? ""
-        authenticationType = map[kSecAttrAuthenticationType] ?? ""
-        securityDomain = map[kSecAttrSecurityDomain] ?? ""
+        server = map[kSecAttrServer as String] ?? ""
+        `protocol` = map[kSecAttrProtocol as String] ?? ""
+        port = map[kSecAttrPort as String].flatMap { Int($0) } ?? 0
+        path = map[kSecAttrPath as String] ?? ""
+        authenticationType = map[kSecAttrAuthenticationType as String] ?? ""
+        securityDomain = map[kSecAttrSecurityDomain as String] ?? ""
     }
 
     init() {}
 
     /// The attributes iOS returns for it, besides those every item has.
     var attributeDictionary: [String: Any] {
-        var attributes: [String: Any] = [kSecAttrServer: server, kSecAttrPort: port]
+        var attributes: [String: Any] = [kSecAttrServer as String: server, kSecAttrPort as String: port]
         for (key, value) in [(kSecAttrProtocol, `protocol`), (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
                              (kSecAttrSecurityDomain, securityDomain)] where !value.isEmpty {
-            attributes[key] = value
+            attributes[key as String] = value
         }
         return attributes
     }
@@ -101,7 +105,7 @@ struct InternetPasswordQuery: Equatable {
         for (key, value) in [(kSecAttrServer, server), (kSecAttrProtocol, `protocol`), (kSecAttrPort, port.map(String.init)),
                              (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
                              (kSecAttrSecurityDomain, securityDomain)] {
-            map[key] = value
+            map[key as String] = value
         }
         return map
     }

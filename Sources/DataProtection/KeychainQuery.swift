@@ -46,19 +46,20 @@ struct KeychainQuery {
         case add, match, search, changes
 
         var keys: Set<String> {
-            let changeable: Set<String> = [kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrDescription, kSecAttrComment,
-                                           kSecAttrGeneric, kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup,
-                                           kSecAttrSynchronizable]
+            let changeable = strings(kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrDescription, kSecAttrComment,
+                                     kSecAttrGeneric, kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup,
+                                     kSecAttrSynchronizable)
             let common = changeable.union(KeychainQuery.internetAttributes).union(KeychainQuery.keptAttributes)
-                .union([kSecClass, kSecUseDataProtectionKeychain, kSecUseAuthenticationUI, kSecUseOperationPrompt,
-                        kSecUseAuthenticationContext, kSecUseNoAuthenticationUI])
+                .union(strings(kSecClass, kSecUseDataProtectionKeychain, kSecUseAuthenticationUI, kSecUseOperationPrompt,
+                               kSecUseAuthenticationContext, kSecUseNoAuthenticationUI))
             switch self {
-            case .add: return common.union([kSecValueData, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef])
+            case .add:
+                return common.union(strings(kSecValueData, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef))
             // Wrappers pass the item they add as SecItemUpdate's query too: its data is not matched.
-            case .match: return common.union([kSecValuePersistentRef, kSecValueRef, kSecValueData])
-            case .search: return common.union([kSecValuePersistentRef, kSecValueRef, kSecReturnData, kSecReturnAttributes,
-                                               kSecReturnPersistentRef, kSecReturnRef, kSecMatchLimit])
-            case .changes: return changeable.union(KeychainQuery.keptAttributes).union([kSecValueData])
+            case .match: return common.union(strings(kSecValuePersistentRef, kSecValueRef, kSecValueData))
+            case .search: return common.union(strings(kSecValuePersistentRef, kSecValueRef, kSecReturnData, kSecReturnAttributes,
+                                                      kSecReturnPersistentRef, kSecReturnRef, kSecMatchLimit))
+            case .changes: return changeable.union(KeychainQuery.keptAttributes).union(strings(kSecValueData))
             }
         }
 
@@ -75,11 +76,11 @@ struct KeychainQuery {
 
     /// The attributes of Apple's internet passwords: understood, so that such a query is
     /// refused for its class (`errSecUnimplemented`), not for an unknown key.
-    static let internetAttributes: Set<String> = [kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath,
-                                                  kSecAttrAuthenticationType, kSecAttrSecurityDomain]
+    static let internetAttributes = strings(kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath, kSecAttrAuthenticationType,
+                                            kSecAttrSecurityDomain)
 
     /// Attributes kept with the item by their raw keys (`kept`), matched and returned.
-    static let keptAttributes: Set<String> = [kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible, kSecAttrIsNegative]
+    static let keptAttributes: Set<String> = strings(kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible, kSecAttrIsNegative)
 
     init(_ dictionary: CFDictionary, for use: Use) throws(KeychainStatus) {
         var entries: [String: QueryValue] = [:]
@@ -90,7 +91,7 @@ struct KeychainQuery {
             entries[key] = QueryValue(key: key, value: value)
         }
         // The class first, so that another class is refused as such whatever else is asked.
-        if let name = entries[kSecClass], try Self.isInternetPassword(name) { internet = InternetPasswordQuery() }
+        if let name = entries[kSecClass as String], try Self.isInternetPassword(name) { internet = InternetPasswordQuery() }
         let keys = Set(entries.keys)
         var accessControl: SecAccessControl?
         for (key, entry) in entries {
@@ -143,7 +144,7 @@ struct KeychainQuery {
                 if internet != nil, try !(internet?.read(entry) ?? false) { throw .param("\(entry.name) is not known") }
             }
         }
-        hasClass = keys.contains(kSecClass)
+        hasClass = keys.contains(kSecClass as String)
         isSearch = use == .search || use == .add
         if use != .changes && !hasClass { throw .param("kSecClass is missing: \(use.caller) needs it") }
         if let accessControl {
@@ -154,7 +155,7 @@ struct KeychainQuery {
         if internet == nil, let other = keys.first(where: Self.internetAttributes.contains) {
             throw .param("\(KeyNames.name(of: other)) is an attribute of kSecClassInternetPassword, not of kSecClassGenericPassword")
         }
-        if internet != nil, keys.contains(kSecAttrService) {
+        if internet != nil, keys.contains(kSecAttrService as String) {
             throw .param("kSecAttrService is an attribute of kSecClassGenericPassword; an internet password has kSecAttrServer")
         }
         try checkLengths()
@@ -166,7 +167,7 @@ struct KeychainQuery {
     /// Why a nil value is refused; the common cause on Linux, for a service or account.
     private static func nilReason(_ key: String) -> String {
         let reason = "\(KeyNames.name(of: key)) is nil"
-        guard key == kSecAttrService || key == kSecAttrAccount else { return reason }
+        guard key == kSecAttrService as String || key == kSecAttrAccount as String else { return reason }
         return reason + " (on Linux Bundle.main.bundleIdentifier is nil without an Info.plist beside the executable: "
             + "docs/DATAPROTECTION.md)"
     }
@@ -195,7 +196,8 @@ struct KeychainQuery {
         for (key, text) in [(kSecAttrService, service), (kSecAttrAccount, account), (kSecAttrLabel, label),
                             (kSecAttrDescription, description), (kSecAttrComment, comment), (kSecAttrAccessGroup, accessGroup)] {
             if let text, text.utf8.count > ItemLimits.maximumTextLength {
-                throw .param("\(KeyNames.name(of: key)) has \(text.utf8.count) bytes; at most \(ItemLimits.maximumTextLength) are allowed")
+                throw .param("\(KeyNames.name(of: key as String)) has \(text.utf8.count) bytes; "
+                             + "at most \(ItemLimits.maximumTextLength) are allowed")
             }
         }
     }
@@ -269,7 +271,7 @@ struct KeychainQuery {
     /// `kSecAttrSynchronizable`: nothing synchronizes on protfs. False and "any" are every
     /// item; true finds none and cannot be given to an item.
     private static func synchronizable(_ entry: QueryValue, use: Use) throws(KeychainStatus) -> Bool {
-        if let any = entry.value as? String, any == kSecAttrSynchronizableAny, use != .add, use != .changes { return false }
+        if let any = entry.value as? String, any == kSecAttrSynchronizableAny as String, use != .add, use != .changes { return false }
         guard try entry.bool() else { return false }
         guard use == .search || use == .match else { throw .unimplemented }
         return true
@@ -279,7 +281,7 @@ struct KeychainQuery {
     private static func limit(_ entry: QueryValue) throws(KeychainStatus) -> Int {
         if entry.value is String {
             return try entry.oneOf([kSecMatchLimitOne, kSecMatchLimitAll], "kSecMatchLimitOne, kSecMatchLimitAll or a number")
-                == kSecMatchLimitOne ? 1 : .max
+                == kSecMatchLimitOne as String ? 1 : .max
         }
         let number = try entry.number()
         guard number > 0 else { throw .param("kSecMatchLimit is \(number); a limit is at least 1") }
@@ -301,13 +303,13 @@ extension ItemAccessibility {
     /// The value of Apple's `kSecAttrAccessible...` constant.
     var constant: String {
         switch self {
-        case .whenUnlocked: kSecAttrAccessibleWhenUnlocked
-        case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock
-        case .always: kSecAttrAccessibleAlways
-        case .whenPasscodeSetThisDeviceOnly: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
-        case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
-        case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-        case .alwaysThisDeviceOnly: kSecAttrAccessibleAlwaysThisDeviceOnly
+        case .whenUnlocked: kSecAttrAccessibleWhenUnlocked as String
+        case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock as String
+        case .always: kSecAttrAccessibleAlways as String
+        case .whenPasscodeSetThisDeviceOnly: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String
+        case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String
+        case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
+        case .alwaysThisDeviceOnly: kSecAttrAccessibleAlwaysThisDeviceOnly as String
         }
     }
 

@@ -43,9 +43,9 @@ struct QueryValue {
     }
 
     /// One of `allowed`: anything else is `errSecParam` naming the value's key.
-    func oneOf(_ allowed: [String], _ what: String) throws(KeychainStatus) -> String {
+    func oneOf(_ allowed: [CFString], _ what: String) throws(KeychainStatus) -> String {
         let string = try string()
-        guard allowed.contains(string) else { throw .param("\(name) is not \(what)") }
+        guard allowed.contains(where: { $0 as String == string }) else { throw .param("\(name) is not \(what)") }
         return string
     }
 
@@ -60,7 +60,9 @@ enum KeyNames {
         names[key] ?? "the key \"\(key.prefix(64))\""
     }
 
-    private static let names: [String: String] = Dictionary(uniqueKeysWithValues: [
+    private static let names: [String: String] = Dictionary(uniqueKeysWithValues: constants.map { ($0.0 as String, $0.1) })
+
+    private static var constants: [(CFString, String)] { [
         (kSecClass, "kSecClass"), (kSecAttrService, "kSecAttrService"), (kSecAttrAccount, "kSecAttrAccount"),
         (kSecAttrLabel, "kSecAttrLabel"), (kSecAttrDescription, "kSecAttrDescription"), (kSecAttrComment, "kSecAttrComment"),
         (kSecAttrGeneric, "kSecAttrGeneric"), (kSecAttrAccessible, "kSecAttrAccessible"),
@@ -76,5 +78,5 @@ enum KeyNames {
         (kSecReturnData, "kSecReturnData"), (kSecReturnAttributes, "kSecReturnAttributes"),
         (kSecReturnPersistentRef, "kSecReturnPersistentRef"), (kSecReturnRef, "kSecReturnRef"), (kSecMatchLimit, "kSecMatchLimit"),
         (kSecAttrCreationDate, "kSecAttrCreationDate"), (kSecAttrModificationDate, "kSecAttrModificationDate"),
-    ])
+    ] }
 }

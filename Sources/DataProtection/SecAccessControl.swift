@@ -70,7 +70,7 @@ public final class SecAccessControl: Sendable, Hashable {
 /// a prompt are accepted here and refused by `SecItemAdd` (`errSecAuthFailed`).
 public func SecAccessControlCreateWithFlags(_ allocator: CFAllocator?, _ protection: CFString, _ flags: SecAccessControlCreateFlags,
                                             _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecAccessControl? {
-    guard let accessibility = ItemAccessibility(constant: protection) else {
+    guard let accessibility = ItemAccessibility(constant: protection as String) else {
         error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: Int(errSecParam)))
         return nil
     }

@@ -131,8 +131,8 @@ enum Keychain {
             let reference = query.returnPersistentRef ? PersistentReference(service: item.service, account: item.account).data : nil
             if query.returnAttributes || (secret != nil && reference != nil) {
                 var attributes = query.returnAttributes ? attributeDictionary(item) : [:]
-                attributes[kSecValueData] = secret
-                attributes[kSecValuePersistentRef] = reference
+                attributes[kSecValueData as String] = secret
+                attributes[kSecValuePersistentRef as String] = reference
                 values.append(NSDictionary(dictionary: attributes))
             } else if let secret {
                 values.append(secret)
@@ -146,29 +146,29 @@ enum Keychain {
     /// An item's attributes as iOS returns them (empty texts and bytes left out).
     static func attributeDictionary(_ item: ItemAttributes) -> [String: Any] {
         var attributes: [String: Any] = [
-            kSecClass: kSecClassGenericPassword,
-            kSecAttrAccount: item.account,
-            kSecAttrAccessible: item.accessibility.constant,
-            kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
-            kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(item.modified)),
-            kSecAttrSynchronizable: false,
+            kSecClass as String: kSecClassGenericPassword as String,
+            kSecAttrAccount as String: item.account,
+            kSecAttrAccessible as String: item.accessibility.constant,
+            kSecAttrCreationDate as String: Date(timeIntervalSince1970: TimeInterval(item.created)),
+            kSecAttrModificationDate as String: Date(timeIntervalSince1970: TimeInterval(item.modified)),
+            kSecAttrSynchronizable as String: false,
         ]
         for (key, text) in [(kSecAttrLabel, item.label), (kSecAttrDescription, item.description), (kSecAttrComment, item.comment)]
         where !text.isEmpty {
-            attributes[key] = text
+            attributes[key as String] = text
         }
-        if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
-        if AccountType.isData(item) { attributes[kSecAttrAccount] = Data(item.account.utf8) }
-        if let group = item.lookupAttributes[KeychainQuery.accessGroupAttribute] { attributes[kSecAttrAccessGroup] = group }
+        if !item.generic.isEmpty { attributes[kSecAttrGeneric as String] = Data(item.generic) }
+        if AccountType.isData(item) { attributes[kSecAttrAccount as String] = Data(item.account.utf8) }
+        if let group = item.lookupAttributes[KeychainQuery.accessGroupAttribute] { attributes[kSecAttrAccessGroup as String] = group }
         for key in KeychainQuery.keptAttributes {
             guard let value = item.lookupAttributes[key] else { continue }
-            attributes[key] = key == kSecAttrCreator || key == kSecAttrType ? (Int(value) ?? 0) as Any : value == "1"
+            attributes[key] = key == kSecAttrCreator as String || key == kSecAttrType as String ? (Int(value) ?? 0) as Any : value == "1"
         }
         if let password = InternetPassword(item) {
-            attributes[kSecClass] = kSecClassInternetPassword
+            attributes[kSecClass as String] = kSecClassInternetPassword as String
             attributes.merge(password.attributeDictionary) { $1 }
         } else {
-            attributes[kSecAttrService] = item.service
+            attributes[kSecAttrService as String] = item.service
         }
         return attributes
     }

@@ -33,8 +33,8 @@ public let errSecMissingEntitlement: OSStatus = -34018
 /// status protfs does not know. For `errSecParam`, followed by why this thread's last
 /// `SecItem*` call got it (which key, what is wrong with it), in parentheses.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
-    guard status == errSecParam, let reason = ParamExplanation.last else { return applesMessage(status) }
-    return "One or more parameters passed to a function were not valid. (\(reason))"
+    guard status == errSecParam, let reason = ParamExplanation.last else { return applesMessage(status) as CFString? }
+    return "One or more parameters passed to a function were not valid. (\(reason))" as CFString
 }
 
 private func applesMessage(_ status: OSStatus) -> String? {

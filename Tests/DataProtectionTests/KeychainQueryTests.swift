@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func everyAccessibleConstantIsApplesAndMapsToItsAccessibility() {
-        let constants: [(String, ItemAccessibility)] = [
+        let constants: [(CFString, ItemAccessibility)] = [
             (kSecAttrAccessibleWhenUnlocked, .whenUnlocked), (kSecAttrAccessibleAfterFirstUnlock, .afterFirstUnlock),
             (kSecAttrAccessibleAlways, .always), (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, .whenPasscodeSetThisDeviceOnly),
             (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .whenUnlockedThisDeviceOnly),
@@ -35,8 +35,8 @@ import Testing
             (kSecAttrAccessibleAlwaysThisDeviceOnly, .alwaysThisDeviceOnly),
         ]
         for (constant, accessibility) in constants {
-            #expect(ItemAccessibility(constant: constant) == accessibility)
-            #expect(accessibility.constant == constant)
+            #expect(ItemAccessibility(constant: constant as String) == accessibility)
+            #expect(accessibility.constant == constant as String)
         }
         #expect(Set(constants.map(\.0)) == ["ak", "ck", "dk", "akpu", "aku", "cku", "dku"])
     }
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func whatCannotBeHonouredIsErrSecParam() {
-        let refused: [([String: Any], KeychainQuery.Use)] = [
+        let refused: [([CFString: Any], KeychainQuery.Use)] = [
             ([kSecAttrService: "s"], .search),                                                  // no class
             ([kSecClass: "nonsense", kSecAttrService: "s"], .search),                                            // unknown class
             ([kSecClass: kSecClassGenericPassword, "nonsense": true], .search),                                  // unknown key
@@ -93,11 +93,12 @@ import Testing
     @Test func returnedAttributesUseApplesKeys() {
         let item = ItemAttributes(service: "s", account: "a", comment: "c", generic: [9], accessibility: .always, created: 10, modified: 20)
         let attributes = Keychain.attributeDictionary(item)
-        #expect(Set(attributes.keys) == [kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrAccessible, kSecAttrCreationDate,
-                                         kSecAttrModificationDate, kSecAttrComment, kSecAttrGeneric, kSecAttrSynchronizable])
-        #expect(attributes[kSecAttrAccessible] as? String == kSecAttrAccessibleAlways)
-        #expect(attributes[kSecAttrGeneric] as? Data == Data([9]))
-        #expect(attributes[kSecAttrModificationDate] as? Date == Date(timeIntervalSince1970: 20))
+        #expect(Set(attributes.keys) == Set([kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrAccessible, kSecAttrCreationDate,
+                                             kSecAttrModificationDate, kSecAttrComment, kSecAttrGeneric, kSecAttrSynchronizable]
+                                            .map { $0 as String }))
+        #expect(attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAlways as String)
+        #expect(attributes[kSecAttrGeneric as String] as? Data == Data([9]))
+        #expect(attributes[kSecAttrModificationDate as String] as? Date == Date(timeIntervalSince1970: 20))
     }
 }
 

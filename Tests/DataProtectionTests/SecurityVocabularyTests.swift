@@ -26,7 +26,7 @@ import Testing
             add[key as String] = long
             add[kSecValueData as String] = Data("token".utf8)
             #expect(SecItemAdd(add as CFDictionary, nil) == errSecParam, "\(key)")
-            #expect(SecItemCopyMatching(add.filter { $0.key != kSecValueData } as CFDictionary, nil) == errSecParam, "\(key)")
+            #expect(SecItemCopyMatching(add.filter { $0.key != kSecValueData as String } as CFDictionary, nil) == errSecParam, "\(key)")
         }
         var generic = genericPassword
         generic[kSecAttrGeneric as String] = Data(count: 70_000)
@@ -61,8 +61,8 @@ import Testing
         #expect(try !KeychainQuery([kSecClass: kSecClassGenericPassword] as CFDictionary, for: .search).matches(item))
         #expect(!byServer.matches(ItemAttributes(service: "example.com", account: "alice")))
         let returned = Keychain.attributeDictionary(item)
-        #expect(returned[kSecClass] as? String == kSecClassInternetPassword && returned[kSecAttrService] == nil)
-        #expect(returned[kSecAttrServer] as? String == "example.com" && returned[kSecAttrPort] as? Int == 443)
+        #expect(returned[kSecClass as String] as? String == kSecClassInternetPassword as String && returned[kSecAttrService as String] == nil)
+        #expect(returned[kSecAttrServer as String] as? String == "example.com" && returned[kSecAttrPort as String] as? Int == 443)
         #expect(throws: KeychainStatus.param) {
             try KeychainQuery([kSecClass: kSecClassInternetPassword, kSecAttrService: "s"] as CFDictionary, for: .search)
         }
@@ -118,10 +118,10 @@ import Testing
     @Test func anAccountGivenAsDataComesBackAsData() throws {
         let asData = try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: Data("key".utf8)] as CFDictionary,
                                        for: .add).newItem()
-        #expect(Keychain.attributeDictionary(asData)[kSecAttrAccount] as? Data == Data("key".utf8))
+        #expect(Keychain.attributeDictionary(asData)[kSecAttrAccount as String] as? Data == Data("key".utf8))
         #expect(asData.lookupAttributes["username"] == "key")
         let asString = try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "key"] as CFDictionary, for: .add).newItem()
-        #expect(Keychain.attributeDictionary(asString)[kSecAttrAccount] as? String == "key")
+        #expect(Keychain.attributeDictionary(asString)[kSecAttrAccount as String] as? String == "key")
         #expect(asString.lookupAttributes == [KeychainQuery.accessGroupAttribute: ProtfsKeychain.applicationIdentifier,
                                               "service": "", "username": "key"])
     }
@@ -138,7 +138,7 @@ import Testing
         var add = genericPassword
         add[kSecAttrAccessGroup as String] = "TEAMID.com.example.shared"
         let item = try KeychainQuery(add as CFDictionary, for: .add).newItem()
-        #expect(Keychain.attributeDictionary(item)[kSecAttrAccessGroup] as? String == "TEAMID.com.example.shared")
+        #expect(Keychain.attributeDictionary(item)[kSecAttrAccessGroup as String] as? String == "TEAMID.com.example.shared")
         #expect(try KeychainQuery(add as CFDictionary, for: .search).matches(item))
         add[kSecAttrAccessGroup as String] = "TEAMID.com.example.other"
         #expect(try !KeychainQuery(add as CFDictionary, for: .search).matches(item))
