@@ -10,6 +10,7 @@ enum BundleIdentity {
     static func run() {
         print("bundleIdentifier: \(Bundle.main.bundleIdentifier ?? "nil")")
         print("applicationIdentifier: \(ProtfsKeychain.applicationIdentifier)")
+        print("accessGroups: \(ProtfsKeychain.accessGroups.joined(separator: ","))")
 
         let bundleIdentifier = Bundle.main.bundleIdentifier
         let query: [String: Any] = [kSecClass as String: kSecClassGenericPassword,

@@ -25,16 +25,12 @@ enum Idioms {
                                   kSecAttrAccessControl as String: access as Any,
                                   kSecUseDataProtectionKeychain as String: true,
                                   kSecValueData as String: "v".data(using: .utf8)!]
-        // A program reaches a group other than its own by naming it (docs/DATAPROTECTION.md).
-        let shared: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-                                     kSecAttrAccessGroup as String: "TEAMID.com.example.shared"]
-        SecItemDelete(shared as CFDictionary)
+        SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary)
         expect("add", SecItemAdd(add as CFDictionary, nil), noErr)
 
         var found: CFTypeRef?
         let search: [String: Any] = [kSecClass as String: kSecClassGenericPassword,
                                      kSecAttrService as String: service,
-                                     kSecAttrAccessGroup as String: "TEAMID.com.example.shared",
                                      kSecAttrSynchronizable as String: kSecAttrSynchronizableAny,
                                      kSecUseAuthenticationUI as String: kSecUseAuthenticationUIFail,
                                      kSecReturnPersistentRef as String: true,
@@ -45,7 +41,8 @@ enum Idioms {
 
         // A rename, as iOS allows.
         let renamed = [kSecAttrAccount as String: "renamed"] as [String: Any]
-        expect("rename", SecItemUpdate(shared as CFDictionary, renamed as CFDictionary), errSecSuccess)
+        expect("rename", SecItemUpdate([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary,
+                                       renamed as CFDictionary), errSecSuccess)
 
         // What protfs cannot do, with Apple's statuses.
         let server: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
@@ -72,7 +69,8 @@ enum Idioms {
         var prompted = add
         prompted[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)
         expect("userPresence", SecItemAdd(prompted as CFDictionary, nil), errSecAuthFailed)
-        expect("delete", SecItemDelete(shared as CFDictionary), errSecSuccess)
+        expect("delete", SecItemDelete([kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service] as CFDictionary),
+               errSecSuccess)
         for status in [errSecUserCanceled, errSecMissingEntitlement, errSecAuthFailed] where SecCopyErrorMessageString(status, nil) == nil {
             wrong.append("message \(status)")
         }

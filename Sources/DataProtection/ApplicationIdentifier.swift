@@ -28,6 +28,22 @@ extension ProtfsKeychain {
         return executableName
     }
 
+    /// The variable that names the program's other access groups, separated by commas.
+    public static let accessGroupsVariable = "PROTFS_KEYCHAIN_ACCESS_GROUPS"
+
+    /// The groups a query without `kSecAttrAccessGroup` reaches, as an iOS program's
+    /// entitlements list them: its application identifier first, then those named in
+    /// `PROTFS_KEYCHAIN_ACCESS_GROUPS` and in the `keychain-access-groups` array of its
+    /// Info.plist (the entitlement's name). Configuration, not a grant: any program may name
+    /// any group.
+    public static var accessGroups: [String] {
+        var groups = [applicationIdentifier]
+        let named = getenv(accessGroupsVariable).map { String(cString: $0).split(separator: ",").map(String.init) } ?? []
+        let listed = Bundle.main.object(forInfoDictionaryKey: "keychain-access-groups") as? [String] ?? []
+        for group in named + listed where !group.isEmpty && !groups.contains(group) { groups.append(group) }
+        return groups
+    }
+
     /// The stand-in for a program without an Info.plist: its executable's file name, as the
     /// kernel knows it (`/proc/self/exe`), else as it was started.
     static var executableName: String {

@@ -211,10 +211,9 @@ struct KeychainQuery {
         if let accessGroup {
             pairs[Self.accessGroupAttribute] = accessGroup
         } else {
-            // The program's own group; items of no group (the Secret Service's, protfsctl's,
+            // The program's own groups; items of no group (the Secret Service's, protfsctl's,
             // earlier builds') only when the query names them, never by a class-wide match.
-            choices[Self.accessGroupAttribute] = LookupAttributeChoice(values: [ProtfsKeychain.applicationIdentifier],
-                                                                       orAbsent: namesItems)
+            choices[Self.accessGroupAttribute] = LookupAttributeChoice(values: Set(ProtfsKeychain.accessGroups), orAbsent: namesItems)
         }
         // Updates and deletes act on every match, as on iOS; only a search has a limit.
         return ItemQuery(service: service, account: account, label: label, description: description, comment: comment,

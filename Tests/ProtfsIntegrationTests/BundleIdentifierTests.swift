@@ -28,7 +28,7 @@ struct BundleIdentifierTests {
     @Test func withoutAnInfoPlistTheStandInIsTheExecutablesName() throws {
         try Self.withCopyDirectory { directory, vault in
             let lines = try Self.runCopy(in: directory, vault: vault)
-            #expect(lines.prefix(2) == ["bundleIdentifier: nil", "applicationIdentifier: idioms-copy"])
+            #expect(lines.prefix(3) == ["bundleIdentifier: nil", "applicationIdentifier: idioms-copy", "accessGroups: idioms-copy"])
             // As on iOS with a nil service, and saying why.
             let added = lines.last ?? ""
             #expect(added.hasPrefix("SecItemAdd: -50 ") && added.contains("kSecAttrService is nil"), "\(lines)")
@@ -37,12 +37,12 @@ struct BundleIdentifierTests {
 
     @Test func anInfoPlistBesideTheExecutableNamesTheBundle() throws {
         try Self.withCopyDirectory { directory, vault in
-            let plist = try PropertyListSerialization.data(fromPropertyList: ["CFBundleIdentifier": "com.example.idioms"],
-                                                           format: .xml, options: 0)
+            let info: [String: Any] = ["CFBundleIdentifier": "com.example.idioms", "keychain-access-groups": ["TEAMID.shared"]]
+            let plist = try PropertyListSerialization.data(fromPropertyList: info, format: .xml, options: 0)
             try plist.write(to: directory.appendingPathComponent("Info.plist"))
             let lines = try Self.runCopy(in: directory, vault: vault)
             #expect(lines == ["bundleIdentifier: com.example.idioms", "applicationIdentifier: com.example.idioms",
-                              "SecItemAdd: 0 (No error.)"])
+                              "accessGroups: com.example.idioms,TEAMID.shared", "SecItemAdd: 0 (No error.)"])
             let listed = vault.item("list", []).stdout
             #expect(listed.contains("com.example.idioms\tseed"), "\(listed)")
         }
