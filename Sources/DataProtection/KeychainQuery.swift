@@ -206,8 +206,12 @@ struct KeychainQuery {
     /// (`kSecAttrSynchronizable` true: nothing synchronizes).
     var itemQuery: ItemQuery? {
         guard !onlySynchronized else { return nil }
-        var pairs = (internet?.lookupAttributes ?? [:]).merging(kept) { $1 }
+        var pairs = internet?.lookupAttributes ?? [:]
         var choices: [String: LookupAttributeChoice] = [:]
+        for (key, value) in kept {
+            // A boolean false is also every item that never said (Apple's default).
+            if value == "0" { choices[key] = LookupAttributeChoice(values: ["0"], orAbsent: true) } else { pairs[key] = value }
+        }
         if let accessGroup {
             pairs[Self.accessGroupAttribute] = accessGroup
         } else {

@@ -69,6 +69,12 @@ struct WrapperVocabularyTests {
         #expect(try KeychainQuery(search as CFDictionary, for: .search).matches(item))
         search[kSecAttrCreator as String] = 1
         #expect(try !KeychainQuery(search as CFDictionary, for: .search).matches(item))
+        // A false boolean matches an item that never gave it, as Apple's default.
+        var visible = named
+        visible[kSecAttrIsNegative as String] = false
+        #expect(try KeychainQuery(visible as CFDictionary, for: .search).matches(item))
+        visible[kSecAttrIsInvisible as String] = false
+        #expect(try !KeychainQuery(visible as CFDictionary, for: .search).matches(item))
         add[kSecReturnRef as String] = true
         #expect(SecItemAdd(add as CFDictionary, nil) == errSecUnimplemented)
     }
