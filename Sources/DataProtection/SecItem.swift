@@ -25,7 +25,8 @@ import ProtfsDomain
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let query = try KeychainQuery(attributes, for: .add)
-        let item = query.newItem()
+        var item = query.newItem()
+        InsertionOrder.mark(&item)
         let vault = try KeychainVault.find()
         try vault.add(item, secret: query.secret ?? Data())
         guard let result, query.returnsSomething else { return }
@@ -127,7 +128,7 @@ enum Keychain {
     static func copy(_ query: KeychainQuery, from found: [(item: ItemAttributes, secret: NSData?)]) -> CFTypeRef? {
         guard query.returnsSomething else { return nil }
         var values: [Any] = []
-        for (item, secret) in found {
+        for (item, secret) in InsertionOrder.sorted(found) {
             let reference = query.returnPersistentRef ? PersistentReference(service: item.service, account: item.account).data : nil
             if query.returnAttributes || (secret != nil && reference != nil) {
                 var attributes = query.returnAttributes ? attributeDictionary(item) : [:]

@@ -78,6 +78,24 @@ extension DataProtectionKeychainTests {
         }
     }
 
+    /// iOS returns a program's matches in the order their items were added, not by name.
+    @Test func matchesComeBackInInsertionOrder() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        Self.withKeychain(vault.mountpoint) {
+            for account in ["zeta", "alpha", "mike"] {
+                #expect(Self.addItem(account, label: "ordered", secret: account) == errSecSuccess)
+            }
+            var result: CFTypeRef?
+            let all = Self.labelled("ordered", [kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true,
+                                                kSecReturnData as String: true])
+            #expect(SecItemCopyMatching(all as CFDictionary, &result) == errSecSuccess)
+            let found = (result as? [[String: Any]] ?? []).map { $0[kSecAttrAccount as String] as? String ?? "" }
+            #expect(found == ["zeta", "alpha", "mike"])
+        }
+    }
+
     /// While another thread moves items between two labels, each with a secret that names its
     /// label, every match returns items that have the label asked for, each with its own
     /// secret: the daemon reads attributes and secrets in one step.
