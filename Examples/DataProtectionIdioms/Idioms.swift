@@ -64,7 +64,7 @@ enum Idioms {
         if (logins as? [[String: Any]])?.count != 2 { wrong.append("internet passwords \(String(describing: logins))") }
         expect("delete internet passwords", SecItemDelete(server.filter { $0.key != kSecAttrPort as String } as CFDictionary), errSecSuccess)
         for itemClass in [kSecClassKey, kSecClassCertificate, kSecClassIdentity] {
-            expect(itemClass, SecItemCopyMatching([kSecClass as String: itemClass] as CFDictionary, nil), errSecUnimplemented)
+            expect(itemClass as String, SecItemCopyMatching([kSecClass as String: itemClass] as CFDictionary, nil), errSecUnimplemented)
         }
         var prompted = add
         prompted[kSecAttrAccessControl as String] = SecAccessControlCreateWithFlags(nil, kSecAttrAccessibleWhenUnlocked, .userPresence, nil)
@@ -74,6 +74,24 @@ enum Idioms {
         for status in [errSecUserCanceled, errSecMissingEntitlement, errSecAuthFailed] where SecCopyErrorMessageString(status, nil) == nil {
             wrong.append("message \(status)")
         }
+
+        // Seed 000's `[String: AnyObject]` query, and SwiftKeychainWrapper's `AnyObject`
+        // parameter given a constant: the constants are objects, as Apple's are.
+        let objects: [String: AnyObject] = [kSecClass as String: kSecClassGenericPassword,
+                                            kSecAttrService as String: service as AnyObject,
+                                            kSecAttrAccount as String: "object" as AnyObject,
+                                            kSecValueData as String: "o".data(using: .utf8)! as AnyObject,
+                                            kSecAttrAccessible as String: kSecAttrAccessibleWhenUnlocked]
+        func deleteKeychainSecClass(_ secClass: AnyObject) -> OSStatus {
+            SecItemDelete([kSecClass as String: secClass, kSecAttrService as String: service as AnyObject] as CFDictionary)
+        }
+        expect("AnyObject add", SecItemAdd(objects as CFDictionary, nil), errSecSuccess)
+        let readObject: [String: AnyObject] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service as AnyObject,
+                                               kSecReturnData as String: kCFBooleanTrue, kSecMatchLimit as String: kSecMatchLimitOne]
+        var object: CFTypeRef?
+        expect("AnyObject read", SecItemCopyMatching(readObject as CFDictionary, &object), errSecSuccess)
+        if object as? Data != "o".data(using: .utf8) { wrong.append("AnyObject secret") }
+        expect("AnyObject delete", deleteKeychainSecClass(kSecClassGenericPassword), errSecSuccess)
 
         // Foundation's names.
         let protections: Set<FileProtectionType> = [.complete, .completeUnlessOpen, .completeUntilFirstUserAuthentication, .none]

@@ -5,14 +5,22 @@
 // `DataProtectionIdiomsTests` runs it across a lock.
 //
 // Usage: PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms DIRECTORY-ON-THE-MOUNT
+//        PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms --identity | --raw-observer
 import DataProtection
 import Foundation
 
+setvbuf(stdout, nil, _IOLBF, 0)
+switch CommandLine.arguments.dropFirst().first {
+case "--identity":
+    BundleIdentity.run()
+    exit(0)
+case "--raw-observer": exit(RawNameObserver.run())
+default: break
+}
 guard CommandLine.arguments.count == 2 else {
     FileHandle.standardError.write(Data("usage: PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms DIRECTORY\n".utf8))
     exit(2)
 }
-setvbuf(stdout, nil, _IOLBF, 0)
 let base = CommandLine.arguments[1]
 try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true, attributes: nil)
 

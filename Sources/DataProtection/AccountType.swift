@@ -16,6 +16,12 @@ enum AccountType {
     static func markData(_ item: inout ItemAttributes) {
         guard InternetPassword(item) == nil else { return }
         item.lookupAttributes[attribute] = data
+    }
+
+    /// A generic password has lookup attributes of its own (its access group, its account's
+    /// type), so it carries the two the Secret Service would otherwise show for it.
+    static func showToSecretService(_ item: inout ItemAttributes) {
+        guard InternetPassword(item) == nil else { return }
         item.lookupAttributes["service"] = item.service
         item.lookupAttributes["username"] = item.account
     }

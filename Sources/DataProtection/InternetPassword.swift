@@ -16,7 +16,7 @@ struct InternetPassword: Equatable {
 
     /// The lookup attribute that marks an internet password, and its value.
     static let classAttribute = "protfs:class"
-    static let classValue = kSecClassInternetPassword
+    static let classValue = kSecClassInternetPassword as String
     private static let servicePrefix = "\u{1}inet "
 
     /// The item's service: unique for each combination of the six.
@@ -28,30 +28,34 @@ struct InternetPassword: Equatable {
 
     /// The lookup attributes kept with the item, by Apple's keys.
     var lookupAttributes: [String: String] {
-        [Self.classAttribute: Self.classValue, kSecAttrServer: server, kSecAttrProtocol: `protocol`, kSecAttrPort: String(port),
-         kSecAttrPath: path, kSecAttrAuthenticationType: authenticationType, kSecAttrSecurityDomain: securityDomain]
+        let fields: [(CFString, String)] = [(kSecAttrServer, server), (kSecAttrProtocol, `protocol`), (kSecAttrPort, String(port)),
+                                            (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
+                                            (kSecAttrSecurityDomain, securityDomain)]
+        var map = Dictionary(uniqueKeysWithValues: fields.map { ($0.0 as String, $0.1) })
+        map[Self.classAttribute] = Self.classValue
+        return map
     }
 
     /// The internet password an item holds; nil for a generic password.
     init?(_ item: ItemAttributes) {
         let map = item.lookupAttributes
         guard map[Self.classAttribute] == Self.classValue else { return nil }
-        server = map[kSecAttrServer] ?? ""
-        `protocol` = map[kSecAttrProtocol] ?? ""
-        port = map[kSecAttrPort].flatMap { Int($0) } ?? 0
-        path = map[kSecAttrPath] ?? ""
-        authenticationType = map[kSecAttrAuthenticationType] ?? ""
-        securityDomain = map[kSecAttrSecurityDomain] ?? ""
+        server = map[kSecAttrServer as String] ?? ""
+        `protocol` = map[kSecAttrProtocol as String] ?? ""
+        port = map[kSecAttrPort as String].flatMap { Int($0) } ?? 0
+        path = map[kSecAttrPath as String] ?? ""
+        authenticationType = map[kSecAttrAuthenticationType as String] ?? ""
+        securityDomain = map[kSecAttrSecurityDomain as String] ?? ""
     }
 
     init() {}
 
     /// The attributes iOS returns for it, besides those every item has.
     var attributeDictionary: [String: Any] {
-        var attributes: [String: Any] = [kSecAttrServer: server, kSecAttrPort: port]
+        var attributes: [String: Any] = [kSecAttrServer as String: server, kSecAttrPort as String: port]
         for (key, value) in [(kSecAttrProtocol, `protocol`), (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
                              (kSecAttrSecurityDomain, securityDomain)] where !value.isEmpty {
-            attributes[key] = value
+            attributes[key as String] = value
         }
         return attributes
     }
@@ -67,16 +71,17 @@ struct InternetPasswordQuery: Equatable {
     var securityDomain: String?
 
     /// Reads one of the six; false for another key.
-    mutating func read(_ key: String, _ value: Any) throws(KeychainStatus) -> Bool {
-        switch key {
-        case kSecAttrServer: server = try Self.string(value)
-        case kSecAttrProtocol: `protocol` = try Self.string(value)
+    mutating func read(_ entry: QueryValue) throws(KeychainStatus) -> Bool {
+        switch entry.key {
+        case kSecAttrServer: server = try entry.string()
+        case kSecAttrProtocol: `protocol` = try entry.string()
         case kSecAttrPort:
-            guard let number = value as? NSNumber, number.intValue >= 0, number.intValue <= 65_535 else { throw .param }
-            port = number.intValue
-        case kSecAttrPath: path = try Self.string(value)
-        case kSecAttrAuthenticationType: authenticationType = try Self.string(value)
-        case kSecAttrSecurityDomain: securityDomain = try Self.string(value)
+            let number = try entry.number()
+            guard number >= 0, number <= 65_535 else { throw .param("kSecAttrPort is \(number), not a port (0 to 65535)") }
+            port = number
+        case kSecAttrPath: path = try entry.string()
+        case kSecAttrAuthenticationType: authenticationType = try entry.string()
+        case kSecAttrSecurityDomain: securityDomain = try entry.string()
         default: return false
         }
         return true
@@ -100,13 +105,8 @@ struct InternetPasswordQuery: Equatable {
         for (key, value) in [(kSecAttrServer, server), (kSecAttrProtocol, `protocol`), (kSecAttrPort, port.map(String.init)),
                              (kSecAttrPath, path), (kSecAttrAuthenticationType, authenticationType),
                              (kSecAttrSecurityDomain, securityDomain)] {
-            map[key] = value
+            map[key as String] = value
         }
         return map
-    }
-
-    private static func string(_ value: Any) throws(KeychainStatus) -> String {
-        guard let string = value as? String else { throw .param }
-        return string
     }
 }

@@ -14,7 +14,8 @@ struct KeychainQuery {
     var comment: String?
     var generic: Data?
     var accessibility: ItemAccessibility?
-    /// `kSecAttrAccessGroup`: kept with the item (docs/DATAPROTECTION.md), and matched.
+    /// `kSecAttrAccessGroup`: kept with the item (docs/DATAPROTECTION.md), and matched; nil:
+    /// the program's application identifier.
     var accessGroup: String?
     /// `kSecValueData`: the caller's bytes, copied into locked memory only to be sent.
     var secret: Data?
@@ -37,106 +38,167 @@ struct KeychainQuery {
     /// `kSecAttrSynchronizable` true in a search: only synchronized items, of which there
     /// are none.
     var onlySynchronized = false
+    /// `keptAttributes` given, as their lookup attribute values.
+    var kept: [String: String] = [:]
 
     /// The keys each call accepts.
     enum Use {
         case add, match, search, changes
 
         var keys: Set<String> {
-            let changeable: Set<String> = [kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrDescription, kSecAttrComment,
-                                           kSecAttrGeneric, kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup,
-                                           kSecAttrSynchronizable]
-            let common = changeable.union(KeychainQuery.internetAttributes)
-                .union([kSecClass, kSecUseDataProtectionKeychain, kSecUseAuthenticationUI, kSecUseOperationPrompt])
+            let changeable = strings(kSecAttrService, kSecAttrAccount, kSecAttrLabel, kSecAttrDescription, kSecAttrComment,
+                                     kSecAttrGeneric, kSecAttrAccessible, kSecAttrAccessControl, kSecAttrAccessGroup,
+                                     kSecAttrSynchronizable)
+            let common = changeable.union(KeychainQuery.internetAttributes).union(KeychainQuery.keptAttributes)
+                .union(strings(kSecClass, kSecUseDataProtectionKeychain, kSecUseAuthenticationUI, kSecUseOperationPrompt,
+                               kSecUseAuthenticationContext, kSecUseNoAuthenticationUI))
             switch self {
-            case .add: return common.union([kSecValueData, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef])
-            case .match: return common.union([kSecValuePersistentRef])
-            case .search: return common.union([kSecValuePersistentRef, kSecReturnData, kSecReturnAttributes,
-                                               kSecReturnPersistentRef, kSecMatchLimit])
-            case .changes: return changeable.union([kSecValueData])
+            case .add:
+                return common.union(strings(kSecValueData, kSecReturnData, kSecReturnAttributes, kSecReturnPersistentRef, kSecReturnRef))
+            // Wrappers pass the item they add as SecItemUpdate's query too: its data is not matched.
+            case .match: return common.union(strings(kSecValuePersistentRef, kSecValueRef, kSecValueData))
+            case .search: return common.union(strings(kSecValuePersistentRef, kSecValueRef, kSecReturnData, kSecReturnAttributes,
+                                                      kSecReturnPersistentRef, kSecReturnRef, kSecMatchLimit))
+            case .changes: return changeable.union(KeychainQuery.keptAttributes).union(strings(kSecValueData))
+            }
+        }
+
+        /// Who takes the dictionary, for the reasons of `errSecParam`.
+        var caller: String {
+            switch self {
+            case .add: "SecItemAdd"
+            case .match: "the query of SecItemUpdate or SecItemDelete"
+            case .search: "SecItemCopyMatching"
+            case .changes: "the attributes SecItemUpdate changes"
             }
         }
     }
 
     /// The attributes of Apple's internet passwords: understood, so that such a query is
     /// refused for its class (`errSecUnimplemented`), not for an unknown key.
-    static let internetAttributes: Set<String> = [kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath,
-                                                  kSecAttrAuthenticationType, kSecAttrSecurityDomain]
+    static let internetAttributes = strings(kSecAttrServer, kSecAttrProtocol, kSecAttrPort, kSecAttrPath, kSecAttrAuthenticationType,
+                                            kSecAttrSecurityDomain)
+
+    /// Attributes kept with the item by their raw keys (`kept`), matched and returned.
+    static let keptAttributes: Set<String> = strings(kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible, kSecAttrIsNegative)
 
     init(_ dictionary: CFDictionary, for use: Use) throws(KeychainStatus) {
-        var entries: [String: Any] = [:]
+        var entries: [String: QueryValue] = [:]
         for (rawKey, rawValue) in dictionary {
-            guard let key = rawKey as? String, use.keys.contains(key), let value = unwrapped(rawValue) else { throw .param }
-            entries[key] = value
+            guard let key = rawKey as? String else { throw .param("a key is a \(type(of: rawKey)), not a String") }
+            guard use.keys.contains(key) else { throw .param("\(KeyNames.name(of: key)) is not a key \(use.caller) takes") }
+            guard let value = unwrapped(rawValue) else { throw .param(Self.nilReason(key)) }
+            entries[key] = QueryValue(key: key, value: value)
         }
         // The class first, so that another class is refused as such whatever else is asked.
-        if let name = entries[kSecClass], try Self.isInternetPassword(try Self.string(name)) { internet = InternetPasswordQuery() }
+        if let name = entries[kSecClass as String], try Self.isInternetPassword(name) { internet = InternetPasswordQuery() }
         let keys = Set(entries.keys)
         var accessControl: SecAccessControl?
-        for (key, value) in entries {
+        for (key, entry) in entries {
             switch key {
             case kSecClass: continue
-            case kSecAttrService: service = try Self.text(value)
+            case kSecAttrService: service = try entry.text()
             case kSecAttrAccount:
-                account = try Self.text(value)
-                accountIsData = value is Data
-            case kSecAttrLabel: label = try Self.string(value)
-            case kSecAttrDescription: description = try Self.string(value)
-            case kSecAttrComment: comment = try Self.string(value)
-            case kSecAttrGeneric: generic = try Self.data(value)
+                account = try entry.text()
+                accountIsData = entry.value is Data
+            case kSecAttrLabel: label = try entry.string()
+            case kSecAttrDescription: description = try entry.string()
+            case kSecAttrComment: comment = try entry.string()
+            case kSecAttrGeneric: generic = try entry.data()
             case kSecAttrAccessible:
-                guard let found = ItemAccessibility(constant: try Self.string(value)) else { throw .param }
+                guard let found = ItemAccessibility(constant: try entry.string()) else {
+                    throw .param("kSecAttrAccessible is not one of the seven kSecAttrAccessible... values")
+                }
                 accessibility = found
             case kSecAttrAccessControl:
-                guard let control = value as? SecAccessControl else { throw .param }
+                guard let control = entry.value as? SecAccessControl else { throw entry.wrongType("a SecAccessControl") }
                 accessControl = control
             case kSecAttrAccessGroup:
                 // Moving an item to another group would rewrite each match's own lookup
                 // attributes: not implemented (docs/DATAPROTECTION.md).
                 guard use != .changes else { throw .unimplemented }
-                accessGroup = try Self.string(value)
-            case kSecUseOperationPrompt: _ = try Self.string(value)
-            case kSecAttrSynchronizable: onlySynchronized = try Self.synchronizable(value, use: use)
-            case kSecUseDataProtectionKeychain: _ = try Self.bool(value)
+                accessGroup = try entry.string()
+            case kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible, kSecAttrIsNegative: try readKept(entry, use: use)
+            case kSecUseOperationPrompt: _ = try entry.string()
+            case kSecAttrSynchronizable: onlySynchronized = try Self.synchronizable(entry, use: use)
+            case kSecUseDataProtectionKeychain, kSecUseNoAuthenticationUI: _ = try entry.bool()
+            case kSecUseAuthenticationContext: continue  // an LAContext: protfs never prompts
             case kSecUseAuthenticationUI:
-                guard [kSecUseAuthenticationUIAllow, kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip]
-                    .contains(try Self.string(value)) else { throw .param }
-            case kSecValueData: secret = try Self.data(value)
+                _ = try entry.oneOf([kSecUseAuthenticationUIAllow, kSecUseAuthenticationUIFail, kSecUseAuthenticationUISkip],
+                                    "one of the kSecUseAuthenticationUI... values")
+            case kSecValueData: secret = try entry.data()
             case kSecValuePersistentRef:
-                guard let reference = PersistentReference(try Self.data(value)) else { throw .param }
+                guard let reference = PersistentReference(try entry.data()) else {
+                    throw .param("kSecValuePersistentRef is not a reference kSecReturnPersistentRef returned")
+                }
                 service = reference.service
                 account = reference.account
-            case kSecReturnData: returnData = try Self.bool(value)
-            case kSecReturnAttributes: returnAttributes = try Self.bool(value)
-            case kSecReturnPersistentRef: returnPersistentRef = try Self.bool(value)
-            case kSecMatchLimit: limit = try Self.limit(value)
+            case kSecValueRef: throw .unimplemented  // passwords have no object reference
+            case kSecReturnData: returnData = try entry.bool()
+            case kSecReturnAttributes: returnAttributes = try entry.bool()
+            case kSecReturnPersistentRef: returnPersistentRef = try entry.bool()
+            case kSecReturnRef: if try entry.bool() { throw .unimplemented }
+            case kSecMatchLimit: limit = try Self.limit(entry)
             default:
                 // An internet password's attribute: refused below for a generic password.
-                if internet != nil, try !(internet?.read(key, value) ?? false) { throw .param }
+                if internet != nil, try !(internet?.read(entry) ?? false) { throw .param("\(entry.name) is not known") }
             }
         }
-        hasClass = keys.contains(kSecClass)
+        hasClass = keys.contains(kSecClass as String)
         isSearch = use == .search || use == .add
-        if use != .changes && !hasClass { throw .param }
+        if use != .changes && !hasClass { throw .param("kSecClass is missing: \(use.caller) needs it") }
         if let accessControl {
             // Apple refuses both at once: the access control carries the accessibility.
-            guard accessibility == nil else { throw .param }
+            guard accessibility == nil else { throw .param("kSecAttrAccessible and kSecAttrAccessControl are both given") }
             accessibility = try accessControl.usableAccessibility()
         }
-        if internet == nil ? !keys.isDisjoint(with: Self.internetAttributes) : keys.contains(kSecAttrService) {
-            throw .param  // each class has its own attributes
+        if internet == nil, let other = keys.first(where: Self.internetAttributes.contains) {
+            throw .param("\(KeyNames.name(of: other)) is an attribute of kSecClassInternetPassword, not of kSecClassGenericPassword")
+        }
+        if internet != nil, keys.contains(kSecAttrService as String) {
+            throw .param("kSecAttrService is an attribute of kSecClassGenericPassword; an internet password has kSecAttrServer")
         }
         try checkLengths()
-        if use == .add, let internet, internet.newPassword.service.utf8.count > ItemLimits.maximumTextLength { throw .param }
+        if use == .add, let internet, internet.newPassword.service.utf8.count > ItemLimits.maximumTextLength {
+            throw .param("the internet password's server, path and security domain together are too long for an item")
+        }
+    }
+
+    /// Why a nil value is refused; the common cause on Linux, for a service or account.
+    private static func nilReason(_ key: String) -> String {
+        let reason = "\(KeyNames.name(of: key)) is nil"
+        guard key == kSecAttrService as String || key == kSecAttrAccount as String else { return reason }
+        return reason + " (on Linux Bundle.main.bundleIdentifier is nil without an Info.plist beside the executable: "
+            + "docs/DATAPROTECTION.md)"
+    }
+
+    /// The attributes kept as lookup attributes by their raw keys, matched and returned:
+    /// creator and type (numbers), invisible and negative (booleans). Changing them is not
+    /// implemented, as for an access group.
+    private mutating func readKept(_ entry: QueryValue, use: Use) throws(KeychainStatus) {
+        guard use != .changes else { throw .unimplemented }
+        switch entry.key {
+        case kSecAttrCreator, kSecAttrType: kept[entry.key] = String(try entry.number())
+        default: kept[entry.key] = try entry.bool() ? "1" : "0"
+        }
     }
 
     /// What the daemon would refuse for its length is `errSecParam` here, before anything is
     /// sent: a secret or an attribute too long for an item (or for a control message).
     private func checkLengths() throws(KeychainStatus) {
-        if let secret, secret.count > ItemLimits.maximumSecretLength { throw .param }
-        if let generic, generic.count > ItemLimits.maximumGenericLength { throw .param }
-        for text in [service, account, label, description, comment, accessGroup] {
-            if let text, text.utf8.count > ItemLimits.maximumTextLength { throw .param }
+        if let secret, secret.count > ItemLimits.maximumSecretLength {
+            throw .param("kSecValueData has \(secret.count) bytes; an item holds at most \(ItemLimits.maximumSecretLength) "
+                         + "(keep larger secrets in a file of the same class)")
+        }
+        if let generic, generic.count > ItemLimits.maximumGenericLength {
+            throw .param("kSecAttrGeneric has \(generic.count) bytes; at most \(ItemLimits.maximumGenericLength) are allowed")
+        }
+        for (key, text) in [(kSecAttrService, service), (kSecAttrAccount, account), (kSecAttrLabel, label),
+                            (kSecAttrDescription, description), (kSecAttrComment, comment), (kSecAttrAccessGroup, accessGroup)] {
+            if let text, text.utf8.count > ItemLimits.maximumTextLength {
+                throw .param("\(KeyNames.name(of: key as String)) has \(text.utf8.count) bytes; "
+                             + "at most \(ItemLimits.maximumTextLength) are allowed")
+            }
         }
     }
 
@@ -145,25 +207,44 @@ struct KeychainQuery {
     var itemQuery: ItemQuery? {
         guard !onlySynchronized else { return nil }
         var pairs = internet?.lookupAttributes ?? [:]
-        if let accessGroup { pairs[Self.accessGroupAttribute] = accessGroup }
+        var choices: [String: LookupAttributeChoice] = [:]
+        for (key, value) in kept {
+            // A boolean false is also every item that never said (Apple's default).
+            if value == "0" { choices[key] = LookupAttributeChoice(values: ["0"], orAbsent: true) } else { pairs[key] = value }
+        }
+        if let accessGroup {
+            pairs[Self.accessGroupAttribute] = accessGroup
+        } else {
+            // The program's own groups; items of no group (the Secret Service's, protfsctl's,
+            // earlier builds') only when the query names them, never by a class-wide match.
+            choices[Self.accessGroupAttribute] = LookupAttributeChoice(values: Set(ProtfsKeychain.accessGroups), orAbsent: namesItems)
+        }
         // Updates and deletes act on every match, as on iOS; only a search has a limit.
         return ItemQuery(service: service, account: account, label: label, description: description, comment: comment,
                          generic: generic.map(Array.init), accessibility: accessibility, lookupAttributes: pairs,
                          absentLookupAttributes: internet == nil ? [InternetPassword.classAttribute] : [],
-                         limit: limit == .max || !isSearch ? nil : limit, returnsSecrets: returnData)
+                         lookupAttributeChoices: choices, limit: limit == .max || !isSearch ? nil : limit, returnsSecrets: returnData)
+    }
+
+    /// Whether the query names the items it wants: by service, account, server or reference.
+    private var namesItems: Bool {
+        service != nil || account != nil || internet?.server != nil
     }
 
     /// The lookup attribute that keeps an item's access group.
     static let accessGroupAttribute = "protfs:accessGroup"
 
-    /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, as on iOS.
+    /// The item `SecItemAdd` creates; without `kSecAttrService` its service is empty, and
+    /// without `kSecAttrAccessGroup` its group is the program's application identifier, as on iOS.
     func newItem() -> ItemAttributes {
         let password = internet?.newPassword
         var item = ItemAttributes(service: password?.service ?? service ?? "", account: account ?? "", label: label ?? "",
                                   description: description ?? "", comment: comment ?? "", generic: generic.map(Array.init) ?? [],
                                   accessibility: accessibility ?? .default, lookupAttributes: password?.lookupAttributes ?? [:])
         if accountIsData { AccountType.markData(&item) }
-        if let accessGroup { item.lookupAttributes[Self.accessGroupAttribute] = accessGroup }
+        item.lookupAttributes.merge(kept) { $1 }
+        item.lookupAttributes[Self.accessGroupAttribute] = accessGroup ?? ProtfsKeychain.applicationIdentifier
+        AccountType.showToSecretService(&item)
         return item
     }
 
@@ -181,66 +262,41 @@ struct KeychainQuery {
 
     /// Generic and internet passwords are kept; Apple's other classes are known and not
     /// implemented.
-    private static func isInternetPassword(_ name: String) throws(KeychainStatus) -> Bool {
-        switch name {
+    private static func isInternetPassword(_ entry: QueryValue) throws(KeychainStatus) -> Bool {
+        switch try entry.string() {
         case kSecClassGenericPassword: return false
         case kSecClassInternetPassword: return true
         case kSecClassKey, kSecClassCertificate, kSecClassIdentity: throw .unimplemented
-        default: throw .param
+        default: throw .param("kSecClass is not one of the kSecClass... values")
         }
     }
 
     /// `kSecAttrSynchronizable`: nothing synchronizes on protfs. False and "any" are every
     /// item; true finds none and cannot be given to an item.
-    private static func synchronizable(_ value: Any, use: Use) throws(KeychainStatus) -> Bool {
-        if let any = value as? String, any == kSecAttrSynchronizableAny, use != .add, use != .changes { return false }
-        guard try bool(value) else { return false }
+    private static func synchronizable(_ entry: QueryValue, use: Use) throws(KeychainStatus) -> Bool {
+        if let any = entry.value as? String, any == kSecAttrSynchronizableAny as String, use != .add, use != .changes { return false }
+        guard try entry.bool() else { return false }
         guard use == .search || use == .match else { throw .unimplemented }
         return true
     }
 
     /// `kSecMatchLimitOne`, `kSecMatchLimitAll` or a positive number.
-    private static func limit(_ value: Any) throws(KeychainStatus) -> Int {
-        if let name = value as? String {
-            switch name {
-            case kSecMatchLimitOne: return 1
-            case kSecMatchLimitAll: return .max
-            default: throw .param
-            }
+    private static func limit(_ entry: QueryValue) throws(KeychainStatus) -> Int {
+        if entry.value is String {
+            return try entry.oneOf([kSecMatchLimitOne, kSecMatchLimitAll], "kSecMatchLimitOne, kSecMatchLimitAll or a number")
+                == kSecMatchLimitOne as String ? 1 : .max
         }
-        guard let number = value as? NSNumber, number.intValue > 0 else { throw .param }
-        return number.intValue
-    }
-
-    private static func string(_ value: Any) throws(KeychainStatus) -> String {
-        guard let string = value as? String else { throw .param }
-        return string
-    }
-
-    /// A service or account: a string, or its UTF-8 bytes as `Data` (as many wrappers pass it).
-    private static func text(_ value: Any) throws(KeychainStatus) -> String {
-        if let data = value as? Data {
-            guard let text = String(validating: data, as: UTF8.self) else { throw .param }
-            return text
-        }
-        return try string(value)
-    }
-
-    private static func data(_ value: Any) throws(KeychainStatus) -> Data {
-        guard let data = value as? Data else { throw .param }
-        return data
-    }
-
-    private static func bool(_ value: Any) throws(KeychainStatus) -> Bool {
-        if let bool = value as? Bool { return bool }
-        if let number = value as? NSNumber { return number.boolValue }
-        throw .param
+        let number = try entry.number()
+        guard number > 0 else { throw .param("kSecMatchLimit is \(number); a limit is at least 1") }
+        return number
     }
 }
 
 /// The value inside any depth of `Optional` (`kCFBooleanTrue` is an implicitly unwrapped
-/// optional, so a dictionary literal holds it wrapped); nil for none.
+/// optional, so a dictionary literal holds it wrapped); nil for none, and for `NSNull`, which
+/// a nil optional becomes in `query as CFDictionary`.
 private func unwrapped(_ value: Any) -> Any? {
+    if value is NSNull { return nil }
     let mirror = Mirror(reflecting: value)
     guard mirror.displayStyle == .optional else { return value }
     return mirror.children.first.flatMap { unwrapped($0.value) }
@@ -250,13 +306,13 @@ extension ItemAccessibility {
     /// The value of Apple's `kSecAttrAccessible...` constant.
     var constant: String {
         switch self {
-        case .whenUnlocked: kSecAttrAccessibleWhenUnlocked
-        case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock
-        case .always: kSecAttrAccessibleAlways
-        case .whenPasscodeSetThisDeviceOnly: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly
-        case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly
-        case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
-        case .alwaysThisDeviceOnly: kSecAttrAccessibleAlwaysThisDeviceOnly
+        case .whenUnlocked: kSecAttrAccessibleWhenUnlocked as String
+        case .afterFirstUnlock: kSecAttrAccessibleAfterFirstUnlock as String
+        case .always: kSecAttrAccessibleAlways as String
+        case .whenPasscodeSetThisDeviceOnly: kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly as String
+        case .whenUnlockedThisDeviceOnly: kSecAttrAccessibleWhenUnlockedThisDeviceOnly as String
+        case .afterFirstUnlockThisDeviceOnly: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly as String
+        case .alwaysThisDeviceOnly: kSecAttrAccessibleAlwaysThisDeviceOnly as String
         }
     }
 

@@ -38,7 +38,11 @@ struct KeychainVault {
             throw .notAvailable
         }
         do {
-            return KeychainVault(client: try ControlClient(mountpoint: mountpoint))
+            let vault = KeychainVault(client: try ControlClient(mountpoint: mountpoint))
+            // Observers registered by the notifications' raw names name nothing of the
+            // library: the keychain in use is the vault they follow.
+            KeychainVaultMonitor.start(following: mountpoint)
+            return vault
         } catch {
             DataProtectionDiagnostics.report("the keychain vault \(mountpoint) has no daemon answering: \(error.message)")
             throw .notAvailable

@@ -47,6 +47,7 @@ public final class ProtectedDataMonitor: Sendable {
     public init(mountpoint: String, center: NotificationCenter? = .default) {
         self.mountpoint = mountpoint
         self.center = center
+        if postsToDefaultCenter { DefaultCenterPosters.register(self) }
         let thread = Thread { [self] in follow() }
         thread.name = "protfs watch \(mountpoint)"
         thread.start()
@@ -58,6 +59,8 @@ public final class ProtectedDataMonitor: Sendable {
     public var isProtectedDataAvailable: Bool {
         shared.withLock { $0.state.map(ProtectedData.isAvailable) ?? false }
     }
+
+    private var postsToDefaultCenter: Bool { center === NotificationCenter.default }
 
     /// Whether the daemon has reported a state yet.
     var hasState: Bool { shared.withLock { $0.state != nil } }
@@ -88,6 +91,7 @@ public final class ProtectedDataMonitor: Sendable {
         wake.signal()
         finished.wait()
         finished.signal()  // a second stop returns at once
+        if postsToDefaultCenter { DefaultCenterPosters.unregister(self) }
         let continuations = shared.withLock { shared in
             defer { shared.continuations = [:] }
             return Array(shared.continuations.values)
@@ -140,8 +144,10 @@ public final class ProtectedDataMonitor: Sendable {
             shared.state = state
             return Array(shared.continuations.values)
         }
+        // Another monitor of this mount posts to the default center (DefaultCenterPosters).
+        let posts = !postsToDefaultCenter || DefaultCenterPosters.mayPost(self)
         for event in events where !cancellation.isCancelled {
-            center?.post(name: event.notificationName, object: self)
+            if posts { center?.post(name: event.notificationName, object: self) }
             continuations.forEach { $0.yield(event) }
         }
     }

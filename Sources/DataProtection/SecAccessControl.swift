@@ -13,7 +13,7 @@ public final class CFAllocator: Sendable {
 public let kCFAllocatorDefault: CFAllocator? = nil
 
 /// What `SecAccessControlCreateWithFlags` may require besides an accessibility; Apple's values.
-public struct SecAccessControlCreateFlags: OptionSet, Sendable {
+public struct SecAccessControlCreateFlags: OptionSet, Sendable, Hashable {
     public let rawValue: UInt
 
     public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -37,13 +37,23 @@ public struct SecAccessControlCreateFlags: OptionSet, Sendable {
 }
 
 /// An item's access control: its accessibility, and the flags that would need a prompt.
-public final class SecAccessControl: Sendable {
+/// Equal to another with the same accessibility and flags, as Apple's objects compare.
+public final class SecAccessControl: Sendable, Hashable {
     let accessibility: ItemAccessibility
     let flags: SecAccessControlCreateFlags
 
     init(accessibility: ItemAccessibility, flags: SecAccessControlCreateFlags) {
         self.accessibility = accessibility
         self.flags = flags
+    }
+
+    public static func == (left: SecAccessControl, right: SecAccessControl) -> Bool {
+        left.accessibility == right.accessibility && left.flags == right.flags
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(accessibility)
+        hasher.combine(flags)
     }
 
     /// The accessibility an item with this access control gets. protfs never prompts, so a
@@ -60,7 +70,7 @@ public final class SecAccessControl: Sendable {
 /// a prompt are accepted here and refused by `SecItemAdd` (`errSecAuthFailed`).
 public func SecAccessControlCreateWithFlags(_ allocator: CFAllocator?, _ protection: CFString, _ flags: SecAccessControlCreateFlags,
                                             _ error: UnsafeMutablePointer<Unmanaged<CFError>?>?) -> SecAccessControl? {
-    guard let accessibility = ItemAccessibility(constant: protection) else {
+    guard let accessibility = ItemAccessibility(constant: protection as String) else {
         error?.pointee = Unmanaged.passRetained(NSError(domain: "NSOSStatusErrorDomain", code: Int(errSecParam)))
         return nil
     }

@@ -25,7 +25,8 @@ import ProtfsDomain
 public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let query = try KeychainQuery(attributes, for: .add)
-        let item = query.newItem()
+        var item = query.newItem()
+        InsertionOrder.mark(&item)
         let vault = try KeychainVault.find()
         try vault.add(item, secret: query.secret ?? Data())
         guard let result, query.returnsSomething else { return }
@@ -87,7 +88,9 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         let parsed = try KeychainQuery(query, for: .match)
         let update = try KeychainQuery(attributesToUpdate, for: .changes)
         // An internet password's service is its server, protocol, port, path and so on.
-        if parsed.internet != nil && update.service != nil { throw .param }
+        if parsed.internet != nil && update.service != nil {
+            throw .param("kSecAttrService cannot rename an internet password: its service is its server, protocol, port and path")
+        }
         let vault = try KeychainVault.find()
         guard let match = parsed.itemQuery else { throw .itemNotFound }
         try vault.update(match, changes: update.changes, rename: update.rename, secret: update.secret)
@@ -115,6 +118,7 @@ enum Keychain {
             try body()
             return errSecSuccess
         } catch {
+            if error.status == errSecParam { ParamExplanation.record(error.reason ?? "a parameter was not valid") }
             return error.status
         }
     }
@@ -124,12 +128,12 @@ enum Keychain {
     static func copy(_ query: KeychainQuery, from found: [(item: ItemAttributes, secret: NSData?)]) -> CFTypeRef? {
         guard query.returnsSomething else { return nil }
         var values: [Any] = []
-        for (item, secret) in found {
+        for (item, secret) in InsertionOrder.sorted(found) {
             let reference = query.returnPersistentRef ? PersistentReference(service: item.service, account: item.account).data : nil
             if query.returnAttributes || (secret != nil && reference != nil) {
                 var attributes = query.returnAttributes ? attributeDictionary(item) : [:]
-                attributes[kSecValueData] = secret
-                attributes[kSecValuePersistentRef] = reference
+                attributes[kSecValueData as String] = secret
+                attributes[kSecValuePersistentRef as String] = reference
                 values.append(NSDictionary(dictionary: attributes))
             } else if let secret {
                 values.append(secret)
@@ -143,25 +147,29 @@ enum Keychain {
     /// An item's attributes as iOS returns them (empty texts and bytes left out).
     static func attributeDictionary(_ item: ItemAttributes) -> [String: Any] {
         var attributes: [String: Any] = [
-            kSecClass: kSecClassGenericPassword,
-            kSecAttrAccount: item.account,
-            kSecAttrAccessible: item.accessibility.constant,
-            kSecAttrCreationDate: Date(timeIntervalSince1970: TimeInterval(item.created)),
-            kSecAttrModificationDate: Date(timeIntervalSince1970: TimeInterval(item.modified)),
-            kSecAttrSynchronizable: false,
+            kSecClass as String: kSecClassGenericPassword as String,
+            kSecAttrAccount as String: item.account,
+            kSecAttrAccessible as String: item.accessibility.constant,
+            kSecAttrCreationDate as String: Date(timeIntervalSince1970: TimeInterval(item.created)),
+            kSecAttrModificationDate as String: Date(timeIntervalSince1970: TimeInterval(item.modified)),
+            kSecAttrSynchronizable as String: false,
         ]
         for (key, text) in [(kSecAttrLabel, item.label), (kSecAttrDescription, item.description), (kSecAttrComment, item.comment)]
         where !text.isEmpty {
-            attributes[key] = text
+            attributes[key as String] = text
         }
-        if !item.generic.isEmpty { attributes[kSecAttrGeneric] = Data(item.generic) }
-        if AccountType.isData(item) { attributes[kSecAttrAccount] = Data(item.account.utf8) }
-        if let group = item.lookupAttributes[KeychainQuery.accessGroupAttribute] { attributes[kSecAttrAccessGroup] = group }
+        if !item.generic.isEmpty { attributes[kSecAttrGeneric as String] = Data(item.generic) }
+        if AccountType.isData(item) { attributes[kSecAttrAccount as String] = Data(item.account.utf8) }
+        if let group = item.lookupAttributes[KeychainQuery.accessGroupAttribute] { attributes[kSecAttrAccessGroup as String] = group }
+        for key in KeychainQuery.keptAttributes {
+            guard let value = item.lookupAttributes[key] else { continue }
+            attributes[key] = key == kSecAttrCreator as String || key == kSecAttrType as String ? (Int(value) ?? 0) as Any : value == "1"
+        }
         if let password = InternetPassword(item) {
-            attributes[kSecClass] = kSecClassInternetPassword
+            attributes[kSecClass as String] = kSecClassInternetPassword as String
             attributes.merge(password.attributeDictionary) { $1 }
         } else {
-            attributes[kSecAttrService] = item.service
+            attributes[kSecAttrService as String] = item.service
         }
         return attributes
     }

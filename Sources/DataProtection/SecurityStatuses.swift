@@ -24,12 +24,20 @@ public let errSecDuplicateItem: OSStatus = -25299
 public let errSecItemNotFound: OSStatus = -25300
 /// The lock state forbids it now: the item's class key is not available.
 public let errSecInteractionNotAllowed: OSStatus = -25308
+/// Data could not be decoded (never returned by protfs: items hold bytes as given).
+public let errSecDecode: OSStatus = -26275
 /// A required entitlement is missing (never returned by protfs: Linux has no entitlements).
 public let errSecMissingEntitlement: OSStatus = -34018
 
 /// Apple's message for a status, as `SecCopyErrorMessageString` gives it on iOS; nil for a
-/// status protfs does not know.
+/// status protfs does not know. For `errSecParam`, followed by why this thread's last
+/// `SecItem*` call got it (which key, what is wrong with it), in parentheses.
 public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMutableRawPointer?) -> CFString? {
+    guard status == errSecParam, let reason = ParamExplanation.last else { return applesMessage(status) as CFString? }
+    return "One or more parameters passed to a function were not valid. (\(reason))" as CFString
+}
+
+private func applesMessage(_ status: OSStatus) -> String? {
     switch status {
     case errSecSuccess: "No error."
     case errSecUnimplemented: "Function or operation not implemented."
@@ -41,6 +49,7 @@ public func SecCopyErrorMessageString(_ status: OSStatus, _ reserved: UnsafeMuta
     case errSecItemNotFound: "The specified item could not be found in the keychain."
     case errSecInteractionNotAllowed: "User interaction is not allowed."
     case errSecMissingEntitlement: "A required entitlement isn't present."
+    case errSecDecode: "Unable to decode the provided data."
     default: nil
     }
 }

@@ -7,8 +7,9 @@ import Synchronization
 /// `PROTFS_KEYCHAIN`, `~/.config/protfs/keychain`, else the caller's only vault).
 ///
 /// The notifications are posted to `NotificationCenter.default` without the program creating
-/// anything: naming either one (as an observer does) starts following the keychain vault's
-/// daemon. Its object is the `ProtectedDataMonitor` that follows the vault. When the vault is
+/// anything: naming either one (as an observer does), or the first `SecItem*` call that finds
+/// the keychain vault (for observers registered by the notification's raw name), starts
+/// following the keychain vault's daemon. Its object is the `ProtectedDataMonitor` that follows the vault. When the vault is
 /// unmounted, they are posted as for a lock.
 public final class UIApplication: Sendable {
     /// The one application object, as in UIKit.
@@ -67,11 +68,17 @@ enum KeychainVaultMonitor {
 
     static func running() -> ProtectedDataMonitor? { monitor.withLock { $0 } }
 
-    /// Starts following the keychain vault unless already following it; without a keychain
-    /// vault it tries again at the next call.
-    static func start() {
+    /// Starts following the keychain vault (`mountpoint` when the caller has just found it)
+    /// unless already following it; without a keychain vault it tries again at the next call.
+    static func start(following found: String? = nil) {
         guard running() == nil else { return }
-        guard case .found(let mountpoint) = KeychainVault.choice() else { return }
+        let mountpoint: String
+        if let found {
+            mountpoint = found
+        } else {
+            guard case .found(let chosen) = KeychainVault.choice() else { return }
+            mountpoint = chosen
+        }
         // Created outside the lock: its init waits for the daemon's first answer.
         let created = ProtectedDataMonitor(mountpoint: mountpoint)
         let kept = monitor.withLock { current in

@@ -6,7 +6,7 @@ import ProtfsDomain
 // the query names them, so a Secret Service search looks as it did.
 
 private let optionalQueryKeys: Set<String> = ["label", "description", "comment", "generic", "accessible", "absent",
-                                              "limit", "secrets"]
+                                              "choices", "limit", "secrets"]
 
 extension KeyedEncodingContainer where Key == WireKey {
     mutating func encodeQuery(_ query: ItemQuery) throws {
@@ -19,6 +19,7 @@ extension KeyedEncodingContainer where Key == WireKey {
         try encodeIfPresent(query.generic.map { Data($0).base64EncodedString() }, forKey: WireKey("generic"))
         try encodeIfPresent(query.accessibility?.name, forKey: WireKey("accessible"))
         if !query.absentLookupAttributes.isEmpty { try encode(query.absentLookupAttributes.sorted(), forKey: WireKey("absent")) }
+        if !query.lookupAttributeChoices.isEmpty { try encode(query.lookupAttributeChoices, forKey: WireKey("choices")) }
         try encodeIfPresent(query.limit, forKey: WireKey("limit"))
         if query.returnsSecrets { try encode(true, forKey: WireKey("secrets")) }
     }
@@ -44,6 +45,7 @@ extension KeyedDecodingContainer where Key == WireKey {
         if contains(WireKey("generic")) { query.generic = try decodeBase64(forKey: "generic") }
         if contains(WireKey("accessible")) { query.accessibility = try decodeAccessibility(forKey: "accessible") }
         query.absentLookupAttributes = Set(try decodeIfPresent([String].self, forKey: WireKey("absent")) ?? [])
+        query.lookupAttributeChoices = try decodeIfPresent([String: LookupAttributeChoice].self, forKey: WireKey("choices")) ?? [:]
         query.limit = try decodeIfPresent(Int.self, forKey: WireKey("limit"))
         query.returnsSecrets = try decodeIfPresent(Bool.self, forKey: WireKey("secrets")) ?? false
         if let problem = query.problem {

@@ -1,7 +1,8 @@
 /// Which of an owner's items a search, an update or a delete of matches acts on
 /// (docs/CONTROL.md): those with every field given (nil: any), every pair of
 /// `lookupAttributes` among theirs (the Secret Service's `SearchItems`) and none of
-/// `absentLookupAttributes` (a generic password is an item that is not an internet password).
+/// `absentLookupAttributes` (a generic password is an item that is not an internet password),
+/// and each of `lookupAttributeChoices` allowing the item's value (its access group).
 /// The daemon matches, so that a `SecItemCopyMatching` is one request answered from one state
 /// of the store.
 public struct ItemQuery: Sendable, Equatable {
@@ -14,6 +15,7 @@ public struct ItemQuery: Sendable, Equatable {
     public var accessibility: ItemAccessibility?
     public var lookupAttributes: [String: String]
     public var absentLookupAttributes: Set<String>
+    public var lookupAttributeChoices: [String: LookupAttributeChoice]
     /// At most this many items, the first by service then account; nil: all.
     public var limit: Int?
     /// Whether a search answers with the secrets too (read in the same step as the attributes).
@@ -21,8 +23,8 @@ public struct ItemQuery: Sendable, Equatable {
 
     public init(service: String? = nil, account: String? = nil, label: String? = nil, description: String? = nil,
                 comment: String? = nil, generic: [UInt8]? = nil, accessibility: ItemAccessibility? = nil,
-                lookupAttributes: [String: String] = [:], absentLookupAttributes: Set<String> = [], limit: Int? = nil,
-                returnsSecrets: Bool = false) {
+                lookupAttributes: [String: String] = [:], absentLookupAttributes: Set<String> = [],
+                lookupAttributeChoices: [String: LookupAttributeChoice] = [:], limit: Int? = nil, returnsSecrets: Bool = false) {
         self.service = service
         self.account = account
         self.label = label
@@ -32,6 +34,7 @@ public struct ItemQuery: Sendable, Equatable {
         self.accessibility = accessibility
         self.lookupAttributes = lookupAttributes
         self.absentLookupAttributes = absentLookupAttributes
+        self.lookupAttributeChoices = lookupAttributeChoices
         self.limit = limit
         self.returnsSecrets = returnsSecrets
     }
@@ -42,6 +45,7 @@ public struct ItemQuery: Sendable, Equatable {
             && Self.equal(generic, item.generic) && Self.equal(accessibility, item.accessibility)
             && lookupAttributes.allSatisfy { item.lookupAttributes[$0.key] == $0.value }
             && absentLookupAttributes.allSatisfy { item.lookupAttributes[$0] == nil }
+            && lookupAttributeChoices.allSatisfy { $0.value.allows(item.lookupAttributes[$0.key]) }
     }
 
     /// What is wrong with the query as given, or nil: it must fit the bounds an item has, so
@@ -54,6 +58,7 @@ public struct ItemQuery: Sendable, Equatable {
             ?? (absentLookupAttributes.count > ItemLimits.maximumLookupAttributes
                 ? "a query names \(absentLookupAttributes.count) absent lookup attributes; at most "
                   + "\(ItemLimits.maximumLookupAttributes) are allowed" : nil)
+            ?? LookupAttributeChoice.problem(lookupAttributeChoices)
     }
 
     private static func equal<T: Equatable>(_ wanted: T?, _ actual: T) -> Bool { wanted.map { $0 == actual } ?? true }

@@ -19,13 +19,15 @@ import Testing
                                     kSecReturnData as String: kCFBooleanTrue!]
         let parsed = try KeychainQuery(query as CFDictionary, for: .add)
         #expect(parsed.newItem() == ItemAttributes(service: "api.example.com", account: "alice", label: "label",
-                                                       generic: [1, 2], accessibility: .afterFirstUnlockThisDeviceOnly))
+                                                       generic: [1, 2], accessibility: .afterFirstUnlockThisDeviceOnly,
+                                                       lookupAttributes: [KeychainQuery.accessGroupAttribute: ProtfsKeychain.applicationIdentifier,
+                                                                          "service": "api.example.com", "username": "alice"]))
         #expect(parsed.secret == token)
         #expect(parsed.returnData && !parsed.returnAttributes && parsed.limit == 1)
     }
 
     @Test func everyAccessibleConstantIsApplesAndMapsToItsAccessibility() {
-        let constants: [(String, ItemAccessibility)] = [
+        let constants: [(CFString, ItemAccessibility)] = [
             (kSecAttrAccessibleWhenUnlocked, .whenUnlocked), (kSecAttrAccessibleAfterFirstUnlock, .afterFirstUnlock),
             (kSecAttrAccessibleAlways, .always), (kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, .whenPasscodeSetThisDeviceOnly),
             (kSecAttrAccessibleWhenUnlockedThisDeviceOnly, .whenUnlockedThisDeviceOnly),
@@ -33,8 +35,8 @@ import Testing
             (kSecAttrAccessibleAlwaysThisDeviceOnly, .alwaysThisDeviceOnly),
         ]
         for (constant, accessibility) in constants {
-            #expect(ItemAccessibility(constant: constant) == accessibility)
-            #expect(accessibility.constant == constant)
+            #expect(ItemAccessibility(constant: constant as String) == accessibility)
+            #expect(accessibility.constant == constant as String)
         }
         #expect(Set(constants.map(\.0)) == ["ak", "ck", "dk", "akpu", "aku", "cku", "dku"])
     }
@@ -44,14 +46,15 @@ import Testing
                      kSecReturnAttributes: NSNumber(value: true)] as [String: Any]
         let parsed = try KeychainQuery(NSDictionary(dictionary: query), for: .search)
         #expect(parsed.limit == .max && parsed.returnAttributes && !parsed.returnData)
-        let item = ItemAttributes(service: "s", account: "a", label: "l")
+        let item = ItemAttributes(service: "s", account: "a", label: "l",
+                                  lookupAttributes: [KeychainQuery.accessGroupAttribute: ProtfsKeychain.applicationIdentifier])
         #expect(parsed.matches(item))
         #expect(try KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrLabel: "l"] as CFDictionary, for: .match).matches(item))
         #expect(try !KeychainQuery([kSecClass: kSecClassGenericPassword, kSecAttrAccount: "b"] as CFDictionary, for: .match).matches(item))
     }
 
     @Test func whatCannotBeHonouredIsErrSecParam() {
-        let refused: [([String: Any], KeychainQuery.Use)] = [
+        let refused: [([CFString: Any], KeychainQuery.Use)] = [
             ([kSecAttrService: "s"], .search),                                                  // no class
             ([kSecClass: "nonsense", kSecAttrService: "s"], .search),                                            // unknown class
             ([kSecClass: kSecClassGenericPassword, "nonsense": true], .search),                                  // unknown key
@@ -90,11 +93,12 @@ import Testing
     @Test func returnedAttributesUseApplesKeys() {
         let item = ItemAttributes(service: "s", account: "a", comment: "c", generic: [9], accessibility: .always, created: 10, modified: 20)
         let attributes = Keychain.attributeDictionary(item)
-        #expect(Set(attributes.keys) == [kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrAccessible, kSecAttrCreationDate,
-                                         kSecAttrModificationDate, kSecAttrComment, kSecAttrGeneric, kSecAttrSynchronizable])
-        #expect(attributes[kSecAttrAccessible] as? String == kSecAttrAccessibleAlways)
-        #expect(attributes[kSecAttrGeneric] as? Data == Data([9]))
-        #expect(attributes[kSecAttrModificationDate] as? Date == Date(timeIntervalSince1970: 20))
+        #expect(Set(attributes.keys) == Set([kSecClass, kSecAttrService, kSecAttrAccount, kSecAttrAccessible, kSecAttrCreationDate,
+                                             kSecAttrModificationDate, kSecAttrComment, kSecAttrGeneric, kSecAttrSynchronizable]
+                                            .map { $0 as String }))
+        #expect(attributes[kSecAttrAccessible as String] as? String == kSecAttrAccessibleAlways as String)
+        #expect(attributes[kSecAttrGeneric as String] as? Data == Data([9]))
+        #expect(attributes[kSecAttrModificationDate as String] as? Date == Date(timeIntervalSince1970: 20))
     }
 }
 

@@ -41,7 +41,9 @@ import Testing
     static let fullQuery = ItemQuery(service: "s", account: "a", label: "L", description: "D", comment: "C", generic: [0, 0xFF],
                                      accessibility: .afterFirstUnlockThisDeviceOnly,
                                      lookupAttributes: ["protfs:accessGroup": "TEAM.g"],
-                                     absentLookupAttributes: ["protfs:class", "x"], limit: 3, returnsSecrets: true)
+                                     absentLookupAttributes: ["protfs:class", "x"],
+                                     lookupAttributeChoices: ["protfs:accessGroup": LookupAttributeChoice(values: ["app", "b"], orAbsent: true)],
+                                     limit: 3, returnsSecrets: true)
 
     static let replies: [ControlReply] = [
         .done,

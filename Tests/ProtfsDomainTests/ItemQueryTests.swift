@@ -39,6 +39,22 @@ import Testing
         #expect(!query.matches(item))
     }
 
+    /// A choice allows one of its values, and an item without the name only when it says so.
+    @Test func aChoiceAllowsItsValuesAndMaybeAbsence() {
+        var query = ItemQuery()
+        query.lookupAttributeChoices = ["protfs:accessGroup": LookupAttributeChoice(values: ["TEAM.other", "TEAM.shared"], orAbsent: false)]
+        #expect(query.matches(item))
+        query.lookupAttributeChoices["protfs:accessGroup"]?.values = ["TEAM.other"]
+        #expect(!query.matches(item))
+        query.lookupAttributeChoices = ["protfs:missing": LookupAttributeChoice(values: ["x"], orAbsent: false)]
+        #expect(!query.matches(item))
+        query.lookupAttributeChoices["protfs:missing"]?.orAbsent = true
+        #expect(query.matches(item))
+        query.lookupAttributeChoices = ["n": LookupAttributeChoice(values: [String(repeating: "v", count: ItemLimits.maximumLookupValueLength + 1)],
+                                                                   orAbsent: true)]
+        #expect(query.problem != nil)
+    }
+
     @Test func aQueryIsHeldToTheBoundsOfAnItem() {
         #expect(ItemQuery(service: "svc").problem == nil)
         var query = ItemQuery()

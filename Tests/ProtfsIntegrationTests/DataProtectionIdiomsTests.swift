@@ -29,4 +29,18 @@ struct DataProtectionIdiomsTests {
             #expect(vault.protectionClass(of: "app/\(file)") == "complete", "\(file)")
         }
     }
+
+    /// An observer registered by the notification's raw string, in a program that names no
+    /// notification of the library and calls `SecItemCopyMatching` once, fires for a lock.
+    @Test func rawNameObserversFire() throws {
+        let vault = try TestVault.mountedForExamples()
+        defer { try? vault.unmount() }
+        let program = try LineStream("/usr/bin/env", ["PROTFS_KEYCHAIN=\(vault.mountpoint)",
+                                                      CommandRunner.builtExecutable("DataProtectionIdioms"), "--raw-observer"])
+        defer { program.stop() }
+        #expect(program.waitForLines(2, seconds: 60) == ["SecItemCopyMatching: -25300", "ready"])
+        try vault.lock()
+        #expect(program.waitForExit(seconds: 90) == 0)
+        #expect(program.lines.dropFirst(2).first == "raw-name observer: UIApplicationProtectedDataWillBecomeUnavailable")
+    }
 }

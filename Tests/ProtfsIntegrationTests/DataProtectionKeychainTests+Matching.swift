@@ -55,7 +55,8 @@ extension DataProtectionKeychainTests {
         #expect(vault.item("list", []).stdout.components(separatedBy: "\n").filter { $0.contains("user") }.count == 20)
     }
 
-    /// An item's access group is kept, matched and returned; a query without one finds every group.
+    /// An item's access group is kept, matched and returned; a query without one reaches only
+    /// the program's own group.
     @Test func accessGroupsAreKeptAndMatched() throws {
         let vault = try TestVault()
         try vault.mount()
@@ -73,6 +74,25 @@ extension DataProtectionKeychainTests {
             let any = [kSecClass as String: kSecClassGenericPassword]
             #expect(SecItemDelete(any as CFDictionary) == errSecSuccess)
             #expect(SecItemCopyMatching(any as CFDictionary, nil) == errSecItemNotFound)
+            #expect(SecItemDelete(Self.query("alice", [kSecAttrAccessGroup as String: "TEAM.shared"]) as CFDictionary) == errSecSuccess)
+        }
+    }
+
+    /// iOS returns a program's matches in the order their items were added, not by name.
+    @Test func matchesComeBackInInsertionOrder() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        Self.withKeychain(vault.mountpoint) {
+            for account in ["zeta", "alpha", "mike"] {
+                #expect(Self.addItem(account, label: "ordered", secret: account) == errSecSuccess)
+            }
+            var result: CFTypeRef?
+            let all = Self.labelled("ordered", [kSecMatchLimit as String: kSecMatchLimitAll, kSecReturnAttributes as String: true,
+                                                kSecReturnData as String: true])
+            #expect(SecItemCopyMatching(all as CFDictionary, &result) == errSecSuccess)
+            let found = (result as? [[String: Any]] ?? []).map { $0[kSecAttrAccount as String] as? String ?? "" }
+            #expect(found == ["zeta", "alpha", "mike"])
         }
     }
 

@@ -51,7 +51,7 @@ struct DataProtectionKeychainTests {
             #expect(SecItemCopyMatching(both as CFDictionary, &result) == errSecSuccess)
             let attributes = result as? [String: Any]
             #expect(attributes?[kSecAttrAccount as String] as? String == "alice")
-            #expect(attributes?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked)
+            #expect(attributes?[kSecAttrAccessible as String] as? String == kSecAttrAccessibleWhenUnlocked as String)
             #expect(attributes?[kSecValueData as String] as? Data == Data("token-1".utf8))
 
             let all: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecMatchLimit as String: kSecMatchLimitAll,

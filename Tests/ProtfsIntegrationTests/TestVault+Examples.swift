@@ -9,8 +9,11 @@ extension TestVault {
         return vault
     }
 
-    /// Starts a program of `Examples/` on `app` in this vault, the vault its keychain.
+    /// Starts a program of `Examples/` on `app` in this vault, the vault its keychain, with
+    /// the shared access group its idioms use among its groups (as an iOS app's entitlements
+    /// would list it).
     func startExample(_ name: String) throws -> LineStream {
-        try LineStream("/usr/bin/env", ["PROTFS_KEYCHAIN=\(mountpoint)", CommandRunner.builtExecutable(name), path("app")])
+        try LineStream("/usr/bin/env", ["PROTFS_KEYCHAIN=\(mountpoint)", "PROTFS_KEYCHAIN_ACCESS_GROUPS=TEAMID.com.example.shared",
+                                        CommandRunner.builtExecutable(name), path("app")])
     }
 }

@@ -1,0 +1,55 @@
+import DataProtection
+import Foundation
+
+/// Every Security and Core Foundation name the five most used keychain wrappers use
+/// (KeychainSwift, SwiftKeychainWrapper, SimpleKeychain, Locksmith, Valet), each as their
+/// sources write it: building this target is the test that they compile.
+/// `WrapperVocabularyTests` checks their values.
+enum WrapperVocabulary {
+    static let protocols: [CFString] = [
+        kSecAttrProtocolFTP, kSecAttrProtocolFTPAccount, kSecAttrProtocolHTTP, kSecAttrProtocolIRC, kSecAttrProtocolNNTP,
+        kSecAttrProtocolPOP3, kSecAttrProtocolSMTP, kSecAttrProtocolSOCKS, kSecAttrProtocolIMAP, kSecAttrProtocolLDAP,
+        kSecAttrProtocolAppleTalk, kSecAttrProtocolAFP, kSecAttrProtocolTelnet, kSecAttrProtocolSSH, kSecAttrProtocolFTPS,
+        kSecAttrProtocolHTTPS, kSecAttrProtocolHTTPProxy, kSecAttrProtocolHTTPSProxy, kSecAttrProtocolFTPProxy,
+        kSecAttrProtocolSMB, kSecAttrProtocolRTSP, kSecAttrProtocolRTSPProxy, kSecAttrProtocolDAAP, kSecAttrProtocolEPPC,
+        kSecAttrProtocolIPP, kSecAttrProtocolNNTPS, kSecAttrProtocolLDAPS, kSecAttrProtocolTelnetS, kSecAttrProtocolIMAPS,
+        kSecAttrProtocolIRCS, kSecAttrProtocolPOP3S,
+    ]
+
+    static let authenticationTypes: [CFString] = [
+        kSecAttrAuthenticationTypeNTLM, kSecAttrAuthenticationTypeMSN, kSecAttrAuthenticationTypeDPA,
+        kSecAttrAuthenticationTypeRPA, kSecAttrAuthenticationTypeHTTPBasic, kSecAttrAuthenticationTypeHTTPDigest,
+        kSecAttrAuthenticationTypeHTMLForm, kSecAttrAuthenticationTypeDefault,
+    ]
+
+    static let keys: [CFString] = [
+        kSecAttrCreator, kSecAttrType, kSecAttrIsInvisible, kSecAttrIsNegative, kSecReturnRef, kSecValueRef,
+        kSecUseAuthenticationContext, kSecUseNoAuthenticationUI,
+    ]
+
+    static let statuses: [OSStatus] = [errSecDecode]
+
+    /// SimpleKeychain's and Valet's random bytes, Locksmith's error handling, as written.
+    static func randomBytes(_ count: Int) -> Data? {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let status = SecRandomCopyBytes(kSecRandomDefault, bytes.count, &bytes)
+        return status == errSecSuccess ? Data(bytes) : nil
+    }
+
+    static func describe(_ error: Unmanaged<CFError>?) -> (code: CFIndex, domain: String, description: String)? {
+        guard let error = error?.takeRetainedValue() else { return nil }
+        return (CFErrorGetCode(error), CFErrorGetDomain(error) as String, CFErrorCopyDescription(error) as String)
+    }
+
+    static func coreFoundation(_ data: Data, _ number: Int) -> (CFData, CFNumber, CFOptionFlags) {
+        (data as CFData, number as CFNumber, CFOptionFlags(0))
+    }
+
+    static func accessControls() -> Set<SecAccessControl> {
+        let control = SecAccessControlCreateWithFlags(kCFAllocatorDefault, kSecAttrAccessibleWhenUnlocked, [], nil)!
+        return [control]
+    }
+
+    /// `FileManager()` is ambiguous on Linux (docs/DATAPROTECTION.md): the smallest edit.
+    static func fileManager() -> ProtectedFileManager { ProtectedFileManager() }
+}
