@@ -15,6 +15,7 @@ enum ProtfsctlTool {
         ClassCommands.get,
         ClassCommands.set,
         BackingPathCommand.command,
+        ContainerCommand.command,
         SecretServiceCommand.command,
     ] + ItemCommands.all)
 
