@@ -9,7 +9,7 @@ public enum BusKind: String, Sendable {
 }
 
 /// A D-Bus failure: the errno sd-bus returned and, for a method call, the error the peer sent.
-public struct BusError: Error, CustomStringConvertible {
+public struct BusFailure: Error, CustomStringConvertible {
     public let description: String
 
     init(_ what: String, errno code: Int32, peer: sd_bus_error? = nil) {
@@ -23,11 +23,11 @@ public struct BusError: Error, CustomStringConvertible {
 
 /// The follower's reader of replies and signals: failures name what was read, with sd-bus's
 /// errno.
-typealias BusReply = BusMessageReader<BusError>
+typealias BusReply = BusMessageReader<BusFailure>
 
-extension BusMessageReader where Failure == BusError {
+extension BusMessageReader where Failure == BusFailure {
     init(_ message: OpaquePointer, what: String) {
-        self.init(message) { BusError("\(what) did not have the expected form", errno: $0) }
+        self.init(message) { BusFailure("\(what) did not have the expected form", errno: $0) }
     }
 }
 
@@ -42,12 +42,12 @@ final class Bus {
 
     /// Connects (`DBUS_SYSTEM_BUS_ADDRESS` or `DBUS_SESSION_BUS_ADDRESS` when set, as sd-bus
     /// reads them) and says hello.
-    init(_ kind: BusKind, handler: @escaping (ReceivedSignal) -> Void) throws(BusError) {
+    init(_ kind: BusKind, handler: @escaping (ReceivedSignal) -> Void) throws(BusFailure) {
         self.kind = kind
         router = SignalRouter(kind, handler)
         var connection: OpaquePointer?
         let status = kind == .system ? sd_bus_open_system(&connection) : sd_bus_open_user(&connection)
-        guard status >= 0, let connection else { throw BusError("cannot connect to the \(kind.rawValue) bus", errno: status) }
+        guard status >= 0, let connection else { throw BusFailure("cannot connect to the \(kind.rawValue) bus", errno: status) }
         bus = connection
     }
 
@@ -64,7 +64,7 @@ final class Bus {
     /// first argument `arg0`, when given (the bus daemon filters broadcasts, so the follower
     /// never sees the system bus' other traffic; signals sent to this connection alone come
     /// whatever the rule). The values are the follower's own constants.
-    func match(sender: String? = nil, path: String? = nil, interface: String, member: String, arg0: String? = nil) throws(BusError) {
+    func match(sender: String? = nil, path: String? = nil, interface: String, member: String, arg0: String? = nil) throws(BusFailure) {
         var rule = "type='signal',interface='\(interface)',member='\(member)'"
         if let sender { rule += ",sender='\(sender)'" }
         if let path { rule += ",path='\(path)'" }
@@ -74,25 +74,25 @@ final class Bus {
             Unmanaged<SignalRouter>.fromOpaque(userdata).takeUnretainedValue().deliver(message)
             return 0
         }, Unmanaged.passUnretained(router).toOpaque())
-        guard status >= 0 else { throw BusError("cannot subscribe to \(interface).\(member)", errno: status) }
+        guard status >= 0 else { throw BusFailure("cannot subscribe to \(interface).\(member)", errno: status) }
     }
 
     /// Calls a method with string (and object path) arguments; `read` decodes the reply.
     func call<T>(_ destination: String, _ path: String, _ interface: String, _ member: String,
-                 arguments: [BusArgument] = [], read: (BusReply) throws(BusError) -> T) throws(BusError) -> T {
+                 arguments: [BusArgument] = [], read: (BusReply) throws(BusFailure) -> T) throws(BusFailure) -> T {
         var message: OpaquePointer?
         var status = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
-        guard status >= 0 else { throw BusError("cannot make the call \(member)", errno: status) }
+        guard status >= 0 else { throw BusFailure("cannot make the call \(member)", errno: status) }
         defer { sd_bus_message_unref(message) }
         for argument in arguments {
             status = argument.append(to: message)
-            guard status >= 0 else { throw BusError("cannot make the call \(member)", errno: status) }
+            guard status >= 0 else { throw BusFailure("cannot make the call \(member)", errno: status) }
         }
         var error = sd_bus_error()
         defer { sd_bus_error_free(&error) }
         var reply: OpaquePointer?
         status = sd_bus_call(bus, message, Self.callTimeoutMicroseconds, &error, &reply)
-        guard status >= 0, let reply else { throw BusError("\(interface).\(member) failed", errno: status, peer: error) }
+        guard status >= 0, let reply else { throw BusFailure("\(interface).\(member) failed", errno: status, peer: error) }
         defer { sd_bus_message_unref(reply) }
         return try read(BusReply(reply, what: member))
     }

@@ -25,7 +25,7 @@ enum BusSignal: Equatable {
         let member = sd_bus_message_get_member(message).map { String(cString: $0) } ?? ""
         let path = sd_bus_message_get_path(message).map { String(cString: $0) } ?? ""
         let reader = BusReply(message, what: "the signal \(member)")
-        do throws(BusError) {
+        do throws(BusFailure) {
             switch (interface, member) {
             case (Logind.sessionInterface, "Lock"): self = .sessionLock(path: path)
             case (Logind.propertiesInterface, "PropertiesChanged"):
@@ -73,7 +73,7 @@ enum BusDriver {
     static let path = "/org/freedesktop/DBus"
 
     /// The unique name that owns `name` now (`GetNameOwner`).
-    static func owner(of name: String, on bus: Bus) throws(BusError) -> String {
-        try bus.call(Self.name, path, Self.name, "GetNameOwner", arguments: [.string(name)]) { r throws(BusError) in try r.string() }
+    static func owner(of name: String, on bus: Bus) throws(BusFailure) -> String {
+        try bus.call(Self.name, path, Self.name, "GetNameOwner", arguments: [.string(name)]) { r throws(BusFailure) in try r.string() }
     }
 }

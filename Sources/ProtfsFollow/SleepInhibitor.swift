@@ -8,7 +8,7 @@ struct SleepInhibitor {
     var isHeld: Bool { fd >= 0 }
 
     /// Takes one unless one is held.
-    mutating func take(on bus: Bus, for mountpoint: String) throws(BusError) {
+    mutating func take(on bus: Bus, for mountpoint: String) throws(BusFailure) {
         guard !isHeld else { return }
         fd = try Logind.inhibitSleep(on: bus, why: "lock the protfs vault \(mountpoint) before sleep")
     }

@@ -6,12 +6,12 @@ import ProtfsCrypto
 /// The provider's reader of incoming calls. Every mismatch (a wrong type, a missing
 /// argument) is `InvalidArgs`, never a crash: callers check the signature first, and sd-bus
 /// checks every read against the message.
-typealias BusReader = BusMessageReader<BusError>
+typealias BusReader = BusMessageReader<BusErrorReply>
 
-extension BusMessageReader where Failure == BusError {
+extension BusMessageReader where Failure == BusErrorReply {
     init(message: OpaquePointer) { self.init(message) { _ in .malformed } }
 
-    func requireSignature(_ expected: String) throws(BusError) {
+    func requireSignature(_ expected: String) throws(BusErrorReply) {
         guard signature == expected else {
             throw .invalidArguments("expected arguments of type '\(expected)', got '\(signature)'")
         }

@@ -9,7 +9,7 @@ extension SecretServiceProvider {
     static let attributesProperty = "org.freedesktop.Secret.Item.Attributes"
     static let accessibleAttribute = "protfs:accessible"
 
-    func collectionMethod(_ call: MethodCall) throws(BusError) -> BusWriter? {
+    func collectionMethod(_ call: MethodCall) throws(BusErrorReply) -> BusWriter? {
         let arguments = call.arguments
         switch call.member {
         case "SearchItems":
@@ -39,7 +39,7 @@ extension SecretServiceProvider {
         }
     }
 
-    func itemMethod(_ call: MethodCall, key: ItemKey) throws(BusError) -> BusWriter? {
+    func itemMethod(_ call: MethodCall, key: ItemKey) throws(BusErrorReply) -> BusWriter? {
         let arguments = call.arguments
         switch call.member {
         case "GetSecret":
@@ -73,7 +73,7 @@ extension SecretServiceProvider {
     /// `Completed` must follow the method's reply, so it goes out after it (`afterReply`). A
     /// prompt runs once: asked again while its agent runs, it refuses (each run would start
     /// another agent process), and once it completed it is gone.
-    func promptMethod(_ call: MethodCall, path: String) throws(BusError) -> BusWriter? {
+    func promptMethod(_ call: MethodCall, path: String) throws(BusErrorReply) -> BusWriter? {
         guard prompts[path] != nil else { throw .noSuchObject(path) }
         switch call.member {
         case "Prompt":
@@ -101,7 +101,7 @@ extension SecretServiceProvider {
 
     /// `a{sv}` of `CreateItem`: the label and the attributes when given; other properties are
     /// ignored, as the specification allows.
-    private func readItemProperties(_ arguments: BusReader) throws(BusError) -> (String?, [String: String]?) {
+    private func readItemProperties(_ arguments: BusReader) throws(BusErrorReply) -> (String?, [String: String]?) {
         var label: String?, attributes: [String: String]?
         try arguments.enter("a", "{sv}")
         while try arguments.enterIfMore("e", "sv") {
@@ -127,7 +127,7 @@ extension SecretServiceProvider {
     /// docs/SECRETS.md: with `replace`, the item whose shown attributes are exactly these gets
     /// the new label and secret; otherwise a new item, named as that page says.
     private func createItem(label: String, attributes: [String: String], secret: SecureBuffer, contentType: String,
-                            replace: Bool) throws(BusError) -> ItemKey {
+                            replace: Bool) throws(BusErrorReply) -> ItemKey {
         var accessibility: ItemAccessibility?
         if let name = attributes[Self.accessibleAttribute] {
             guard let value = ItemAccessibility(spelling: name) else {

@@ -11,7 +11,7 @@ extension SecretServiceProvider {
         case map([String: String])
     }
 
-    func properties(_ call: MethodCall, of object: ObjectPaths.Object) throws(BusError) -> BusWriter? {
+    func properties(_ call: MethodCall, of object: ObjectPaths.Object) throws(BusErrorReply) -> BusWriter? {
         let arguments = call.arguments
         switch call.member {
         case "Get":
@@ -56,18 +56,18 @@ extension SecretServiceProvider {
     /// The properties of `interface` on `object`, each computed only when asked for: a `Get` of
     /// the collection's `Label` (which secretstorage sends first) must not list every item.
     private func values(of object: ObjectPaths.Object, call: MethodCall,
-                        interface: String) throws(BusError) -> [String: () throws(BusError) -> Value]? {
+                        interface: String) throws(BusErrorReply) -> [String: () throws(BusErrorReply) -> Value]? {
         switch object {
         case .service where interface == "org.freedesktop.Secret.Service":
             return ["Collections": { .paths([ObjectPaths.collection]) }]
         case .collection where interface == "org.freedesktop.Secret.Collection":
-            return ["Items": { () throws(BusError) in .paths(try self.find([:]).map { ObjectPaths.item(ItemKey($0)) }) },
+            return ["Items": { () throws(BusErrorReply) in .paths(try self.find([:]).map { ObjectPaths.item(ItemKey($0)) }) },
                     "Label": { .string(self.collectionLabel) },
-                    "Locked": { () throws(BusError) in .bool(try self.keychain.state() != .unlocked) },
+                    "Locked": { () throws(BusErrorReply) in .bool(try self.keychain.state() != .unlocked) },
                     "Created": { .uint64(self.started) }, "Modified": { .uint64(self.started) }]
         case .item(let element) where interface == "org.freedesktop.Secret.Item":
             let item = try attributes(of: try itemKey(element, path: call.path))
-            return ["Locked": { () throws(BusError) in .bool(Self.isLocked(item.accessibility, in: try self.keychain.state())) },
+            return ["Locked": { () throws(BusErrorReply) in .bool(Self.isLocked(item.accessibility, in: try self.keychain.state())) },
                     "Attributes": { .map(ItemKey.shownAttributes(of: item)) }, "Label": { .string(item.label) },
                     "Created": { .uint64(UInt64(max(item.created, 0))) }, "Modified": { .uint64(UInt64(max(item.modified, 0))) }]
         case .unknown, .session, .prompt:
@@ -100,7 +100,7 @@ extension SecretServiceProvider {
 
     /// `Label` of the collection (kept while the provider runs), `Label` and `Attributes` of
     /// an item (kept in the vault, in every lock state).
-    private func set(_ name: String, of object: ObjectPaths.Object, from arguments: BusReader, path: String) throws(BusError) {
+    private func set(_ name: String, of object: ObjectPaths.Object, from arguments: BusReader, path: String) throws(BusErrorReply) {
         let contents = try arguments.variantContents()
         switch (object, name, contents) {
         case (.collection, "Label", "s"):

@@ -4,7 +4,7 @@ import ProtfsDomain
 
 /// `org.freedesktop.Secret.Service` on `/org/freedesktop/secrets`.
 extension SecretServiceProvider {
-    func serviceMethod(_ call: MethodCall) throws(BusError) -> BusWriter? {
+    func serviceMethod(_ call: MethodCall) throws(BusErrorReply) -> BusWriter? {
         let arguments = call.arguments
         switch call.member {
         case "OpenSession":
@@ -106,7 +106,7 @@ extension SecretServiceProvider {
         }
     }
 
-    private func addAlias(_ name: String) throws(BusError) {
+    private func addAlias(_ name: String) throws(BusErrorReply) {
         guard !name.isEmpty, name.utf8.count <= 64, name.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39)
             || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) }) else {
             throw .invalidArguments("an alias is 1 to 64 letters, digits or '_'")
@@ -118,7 +118,7 @@ extension SecretServiceProvider {
     }
 
     /// Unlocked objects at once; else a prompt that asks for the passcode when run.
-    func unlock(_ call: MethodCall, objects: [String]) throws(BusError) -> BusWriter {
+    func unlock(_ call: MethodCall, objects: [String]) throws(BusErrorReply) -> BusWriter {
         let state = try keychain.state()
         var locked = false
         for path in objects {
@@ -144,7 +144,7 @@ extension SecretServiceProvider {
 
     /// `(oayays)`: the session, the IV (empty for `plain`), the value, the content type.
     func appendSecret(_ secret: SecureBuffer, contentType: String, session: SecretSessions.Session,
-                      to reply: BusWriter) throws(BusError) {
+                      to reply: BusWriter) throws(BusErrorReply) {
         reply.open("r", "oayays")
         reply.objectPath(session.path)
         switch session.algorithm {
@@ -161,7 +161,7 @@ extension SecretServiceProvider {
     }
 
     /// A `(oayays)` argument's secret in locked memory, decrypted under its session.
-    func readSecret(_ arguments: BusReader, sender: String) throws(BusError) -> (SecureBuffer, String) {
+    func readSecret(_ arguments: BusReader, sender: String) throws(BusErrorReply) -> (SecureBuffer, String) {
         try arguments.enter("r", "oayays")
         let session = try sessions.session(try arguments.string("o"), for: sender)
         let parameters = Array(try arguments.bytes())

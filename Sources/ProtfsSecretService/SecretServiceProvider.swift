@@ -60,7 +60,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     }
 
     /// Connects, takes the name, serves until the bus goes or another provider takes the name.
-    public func run() throws(BusError) {
+    public func run() throws(BusErrorReply) {
         // A launcher (a test runner, a session manager) may hand down a mask that blocks these:
         // the provider must stop when told to, by their default action.
         var stopping = sigset_t()
@@ -134,7 +134,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         return 1
     }
 
-    private func dispatch(_ call: MethodCall, to object: ObjectPaths.Object) throws(BusError) -> BusWriter? {
+    private func dispatch(_ call: MethodCall, to object: ObjectPaths.Object) throws(BusErrorReply) -> BusWriter? {
         if call.interface == "org.freedesktop.DBus.Properties" { return try properties(call, of: object) }
         switch object {
         case .service where call.interface == "org.freedesktop.Secret.Service" || call.interface.isEmpty:
@@ -158,7 +158,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     // MARK: items
 
     /// The item a path element names, from what was seen, else after a full search.
-    func itemKey(_ element: String, path: String) throws(BusError) -> ItemKey {
+    func itemKey(_ element: String, path: String) throws(BusErrorReply) -> ItemKey {
         if let key = knownItems[element] { return key }
         _ = try find([:])
         guard let key = knownItems[element] else { throw .noSuchObject(path) }
@@ -166,7 +166,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     }
 
     /// The items whose shown attributes (`ItemKey.shownAttributes`) hold every pair of `attributes`.
-    func find(_ attributes: [String: String]) throws(BusError) -> [ItemAttributes] {
+    func find(_ attributes: [String: String]) throws(BusErrorReply) -> [ItemAttributes] {
         var found = try keychain.search(ItemQuery(lookupAttributes: attributes))
         if !attributes.isEmpty, Set(attributes.keys).isSubset(of: ["service", "username"]) {
             found += try keychain.search(ItemQuery(service: attributes["service"], account: attributes["username"]))
@@ -180,7 +180,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     }
 
     /// The item's attributes now; `NoSuchObject` when it went.
-    func attributes(of key: ItemKey) throws(BusError) -> ItemAttributes {
+    func attributes(of key: ItemKey) throws(BusErrorReply) -> ItemAttributes {
         guard let item = try keychain.search(ItemQuery(service: key.service, account: key.account)).first else {
             knownItems[key.pathElement] = nil
             throw .noSuchObject(ObjectPaths.item(key))
@@ -270,7 +270,7 @@ struct MethodCall {
     var arguments: BusReader { BusReader(message: message) }
 
     /// An empty method return to fill.
-    func reply() throws(BusError) -> BusWriter {
+    func reply() throws(BusErrorReply) -> BusWriter {
         var reply: OpaquePointer?
         guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { throw .failed("cannot build a reply") }
         return BusWriter(reply)

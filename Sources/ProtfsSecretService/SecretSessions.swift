@@ -32,7 +32,7 @@ struct SecretSessions {
     }
 
     /// The session at `path`, for its owner only.
-    func session(_ path: String, for sender: String) throws(BusError) -> Session {
+    func session(_ path: String, for sender: String) throws(BusErrorReply) -> Session {
         guard let session = sessions[path], session.owner == sender else { throw .noSession }
         return session
     }
