@@ -9,7 +9,7 @@ enum PasswdCommand {
     static let command = Command(name: "passwd", synopsis: "BACKING [--device-key PATH] [--remove [--yes]]",
                                  valueOptions: ["--device-key"], flags: PasscodeChange.flags) { arguments in
         let backing = try arguments.operands("BACKING")[0]
-        let vault = try Vault.open(backing: backing, deviceKeyPath: arguments.value("--device-key"))
+        let vault = try Vault.open(backing: backing, deviceKeyPath: arguments.value("--device-key"), sealer: TPMDeviceKeySealer(tcti: nil))
         try PasscodeChange.run(arguments, vault: backing, hasPasscode: vault.passcodeSet, prefix: "protfs passwd",
                                .init(change: { old, new in try vault.changePasscode(old: old, new: new) },
                                      set: { new in try vault.changePasscode(old: nil, new: new) },

@@ -55,6 +55,17 @@ struct TPMTests {
         try vault.lock(now: true)
         #expect(vault.protfsctl(["unlock", vault.mountpoint, "--passcode-file", vault.passcodeFile]).status == 3)
         #expect(vault.protfsctl(["unlock", vault.mountpoint, "--passcode-file", newPasscode]).succeeded)
+
+        // protfs passwd, unmounted, reseals it too.
+        try vault.unmount()
+        let offline = CommandRunner.run(TestVault.protfs, ["passwd", vault.backing, "--device-key", vault.deviceKey],
+                                        stdin: "a new passcode\na third passcode\n", environment: ["PROTFS_TPM2_TCTI": tpm.tcti])
+        #expect(offline.succeeded, "\(offline.stderr)")
+        let seals3 = try FileManager.default.contentsOfDirectory(atPath: vault.backing).filter { $0.hasPrefix("protfs.passcode-seal.") }
+        #expect(seals3 == ["protfs.passcode-seal.3"])
+        try "a third passcode\n".write(toFile: vault.passcodeFile, atomically: true, encoding: .utf8)
+        try vault.mount(options: ["tpm2_tcti=\(tpm.tcti)"])
+        #expect(try Self.status(vault)["state"] as? String == "unlocked")
     }
 
     @Test("a copy of the backing directory and of everything beside the device key opens nothing on another TPM")
