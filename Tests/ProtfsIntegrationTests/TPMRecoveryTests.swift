@@ -9,8 +9,8 @@ struct TPMRecoveryTests {
     static let contents = "recovered"
     static let items = ["whenUnlocked", "alwaysThisDeviceOnly"]
 
-    /// `protfs init --tpm2 --recovery-key` of a fresh TestVault on `tpm` (with its passcode or
-    /// none): the vault and the recovery key it printed.
+    /// `protfs init --tpm2 --recovery-key` of a fresh TestVault on `tpm`: the vault and the
+    /// recovery key it printed. With a `passcode`, it is left mounted with a file in every class.
     static func recoverableVault(on tpm: SoftwareTPM, passcode: Bool = true) throws -> (TestVault, String) {
         let vault = try TestVault(initialize: false)
         let result = CommandRunner.run(TestVault.protfs, ["init", vault.backing, "--device-key", vault.deviceKey, "--tpm2",
@@ -22,6 +22,10 @@ struct TPMRecoveryTests {
         let key = try #require(result.stdout.split(separator: "\n").last.map(String.init))
         #expect(key.count == 80 && key.split(separator: "-").count == 9, "\(key)")
         vault.daemonEnvironment = ["PROTFS_TEST_DELAY_SCALE": "0.01"]
+        if passcode {
+            try vault.mount(options: ["tpm2_tcti=\(tpm.tcti)"])
+            try vault.makeClassDirectories(holding: ["f": contents])
+        }
         return (vault, key)
     }
 
@@ -33,8 +37,6 @@ struct TPMRecoveryTests {
     func recoverOnAnotherTPM() throws {
         let first = try SoftwareTPM(), second = try SoftwareTPM()
         let (vault, recoveryKey) = try Self.recoverableVault(on: first)
-        try vault.mount(options: ["tpm2_tcti=\(first.tcti)"])
-        try vault.makeClassDirectories(holding: ["f": Self.contents])
         for accessible in Self.items {
             #expect(vault.item("add", ["--service", "r", "--account", accessible, "--accessible", accessible],
                                stdin: "secret \(accessible)").succeeded)
@@ -43,6 +45,10 @@ struct TPMRecoveryTests {
         let changed = vault.protfsctl(["passwd", vault.mountpoint], stdin: TestVault.passcode + "\na new passcode\n")
         #expect(changed.succeeded, "\(changed.stderr)")
         try vault.unmount()
+        let fsck = CommandRunner.run(TestVault.protfs, ["fsck", vault.backing, "--device-key", vault.deviceKey, "--passcode-file",
+                                                        try vault.secretFile("new", Array("a new passcode\n".utf8))],
+                                     environment: ["PROTFS_TPM2_TCTI": first.tcti])
+        #expect(fsck.succeeded && !fsck.stdout.contains("foreign"), "\(fsck.stdout)\(fsck.stderr)")
         #expect(try Self.backingNames(vault).filter { $0.hasPrefix("protfs.passcode-seal.") || $0 == "protfs.recovery" }
                     == ["protfs.passcode-seal.2", "protfs.passcode-seal.2.recovery", "protfs.recovery"])
 
@@ -92,5 +98,31 @@ struct TPMRecoveryTests {
         #expect(try TPMTests.status(copy)["passcodeCountedByTPM"] as? Bool == false)
         try copy.lock(now: true)
         try copy.unlock()
+    }
+
+    @Test("recovered onto a new TPM: the vault serves there, and the same recovery key still stands in for it")
+    func recoverOntoANewTPM() throws {
+        let first = try SoftwareTPM(), second = try SoftwareTPM()
+        let (vault, recoveryKey) = try Self.recoverableVault(on: first)
+        try vault.unmount()
+        let recovery = try vault.secretFile("recovery", Array((recoveryKey + "\n").utf8))
+        let tcti = ["PROTFS_TPM2_TCTI": second.tcti]
+        let moved = CommandRunner.run(TestVault.protfs, ["device-key", vault.backing, "--device-key", vault.deviceKey, "--to", "tpm2",
+                                                         "--recovery-key-file", recovery, "--passcode-file", vault.passcodeFile],
+                                      environment: tcti)
+        #expect(moved.succeeded && moved.stderr.contains("unless its recovery key stands in"), "\(moved.stderr)")
+        #expect(try Self.backingNames(vault).contains("protfs.recovery"))
+        try vault.mount(options: ["tpm2_tcti=\(second.tcti)"])
+        #expect((try? String(contentsOfFile: vault.path("d-complete/f"), encoding: .utf8)) == Self.contents)
+        #expect(try TPMTests.status(vault)["passcodeCountedByTPM"] as? Bool == true)
+        try vault.unmount()
+        // The second TPM lost in turn: the same recovery key opens the vault's new seals.
+        let again = CommandRunner.run(TestVault.protfs, ["device-key", vault.backing, "--device-key", vault.deviceKey, "--to", "file",
+                                                         "--recovery-key-file", recovery, "--passcode-file", vault.passcodeFile],
+                                      environment: ["PROTFS_TPM2_TCTI": first.tcti])
+        #expect(again.succeeded, "\(again.stderr)")
+        try vault.mount()
+        defer { try? vault.unmount() }
+        #expect((try? String(contentsOfFile: vault.path("d-complete/f"), encoding: .utf8)) == Self.contents)
     }
 }

@@ -18,30 +18,35 @@ public struct RecoveryKey: Sendable {
 
     /// Reads the text form from `text` (dashes, blanks and a line end ignored, either case).
     public init(parsing text: SecureBuffer) throws(VaultError) {
-        var digits = [UInt8](repeating: 0, count: Self.digitCount)
-        defer { secureZero(&digits) }
-        var count = 0
+        // One nibble a byte, in locked memory like the key it spells.
+        let digits = SecureBuffer(count: Self.digitCount)
+        defer { digits.wipe() }
         let valid = text.withUnsafeBytes { bytes in
-            for byte in bytes where ![UInt8(ascii: "-"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n")].contains(byte) {
-                let lower = byte | 0x20
-                guard count < Self.digitCount, let value = Self.alphabet.firstIndex(of: lower) else { return false }
-                digits[count] = UInt8(value)
-                count += 1
+            digits.withUnsafeMutableBytes { out in
+                var count = 0
+                for byte in bytes where ![UInt8(ascii: "-"), UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n")].contains(byte) {
+                    guard count < Self.digitCount, let value = Self.alphabet.firstIndex(of: byte | 0x20) else { return false }
+                    out[count] = UInt8(value)
+                    count += 1
+                }
+                return count == Self.digitCount
             }
-            return count == Self.digitCount
         }
         guard valid else {
             throw .recoveryKeyRefused(reason: "it is not a recovery key: expected \(Self.digitCount) characters of "
                                       + "'\(String(decoding: Self.alphabet, as: UTF8.self))' in groups of \(Self.groupLength)")
         }
-        let byte = { (index: Int) in digits[2 * index] << 4 | digits[2 * index + 1] }
-        secret = LockedKey.make { slot in
-            for index in 0..<LockedKey.byteCount { slot[index] = byte(index) }
+        let (secret, checksum) = digits.withUnsafeBytes { nibbles in
+            let byte = { (index: Int) in nibbles[2 * index] << 4 | nibbles[2 * index + 1] }
+            let secret = LockedKey.make { slot in
+                for index in 0..<LockedKey.byteCount { slot[index] = byte(index) }
+            }
+            return (secret, (0..<Self.checksumByteCount).map { byte(LockedKey.byteCount + $0) })
         }
-        let checksum = (0..<Self.checksumByteCount).map { byte(LockedKey.byteCount + $0) }
         guard checksum == Self.checksum(of: secret) else {
             throw .recoveryKeyRefused(reason: "its checksum does not match: a character is mistyped")
         }
+        self.secret = secret
     }
 
     /// The text form, in locked memory, for the one time it is shown.
