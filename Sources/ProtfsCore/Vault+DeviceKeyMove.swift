@@ -11,8 +11,13 @@ extension Vault {
     /// device key once it has moved) and that first key. A key that does not match while a
     /// staged new key does is an interrupted move: the staged key is put in place.
     static func openKeybag(_ bytes: [UInt8], root: FileDescriptor, backingPath: String, deviceKeyFile: DeviceKeyFile,
-                           sealer: (any DeviceKeySealer)?) throws(VaultError) -> (Keybag, DeviceKeys, LockedKey) {
-        var deviceKey = try deviceKeyFile.load(sealer: sealer)
+                           sealer: (any DeviceKeySealer)?, recovery: RecoveryKey?) throws(VaultError) -> (Keybag, DeviceKeys, LockedKey) {
+        var deviceKey: LockedKey
+        if let recovery {
+            deviceKey = try RecoveryFile.openDeviceKey(in: root, with: recovery, backingPath: backingPath)
+        } else {
+            deviceKey = try deviceKeyFile.load(sealer: sealer)
+        }
         var keybag: Keybag
         do {
             keybag = try VaultError.keybag { () throws(KeybagError) in try Keybag.decode(bytes, deviceKeys: DeviceKeys(deviceKey: deviceKey)) }
@@ -34,7 +39,8 @@ extension Vault {
     /// delays. Refused when other vaults' records sit beside the key file: replacing it would
     /// lose them. The order keeps every crash recoverable: the origin, the passcode seal and
     /// the new key (staged beside the old) first, the keybag (the commit), then the key put
-    /// in place, then the old files removed.
+    /// in place, then the old files removed. A vault with a recovery key keeps it on a sealed
+    /// key (its device key sealed again to it), and drops it on a plain one.
     public func moveDeviceKey(passcode: SecureBuffer?, to newSealer: (any DeviceKeySealer)?) throws(VaultError) {
         try refuseSharedKeyFile()
         let deviceKeys = keyring.deviceKeys
@@ -57,10 +63,18 @@ extension Vault {
             try deviceKeyFile.adoptPending()
             PasscodeSealFile.removeAll(in: backingRoot, except: moved.passcodeCountedByHardware ? moved.generation : nil)
             DeviceOriginFile.removeAll(in: backingRoot, except: newDeviceKeys)
+            if newSealer != nil, let publicKey = RecoveryFile.publicKey(in: backingRoot) {
+                try RecoveryFile.write(deviceKey: newKey, publicKey: publicKey, in: backingRoot, backingPath: backingPath)
+            } else {
+                RecoveryFile.removeAll(in: backingRoot)
+            }
             record.keybag = moved
             try record.state.record(generation: moved.generation)
         }
     }
+
+    /// Whether the vault has a recovery key (a `protfs.recovery` seal) standing in for its TPM.
+    public var hasRecoveryKey: Bool { RecoveryFile.publicKey(in: backingRoot) != nil }
 
     /// The key file is this vault's alone: no other vault's record beside it.
     private func refuseSharedKeyFile() throws(VaultError) {

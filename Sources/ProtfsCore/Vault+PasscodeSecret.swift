@@ -19,11 +19,15 @@ extension Vault {
     /// Argon2id, then (for a keybag that says so) the TPM's passcode secret, then the
     /// passcode entries; nil for a wrong passcode, which the TPM has counted too.
     static func openPasscodeEntries(_ passcode: SecureBuffer, keybag: Keybag, deviceKeys: DeviceKeys,
-                                    sealer: (any DeviceKeySealer)?, root: FileDescriptor,
+                                    sealer: (any DeviceKeySealer)?, recovery: RecoveryKey?, root: FileDescriptor,
                                     backingPath: String) throws(VaultError) -> PasscodeClassKeys? {
         let passcodeKey = try VaultError.keybag { () throws(KeybagError) in try keybag.passcodeKey(for: passcode, deviceKeys: deviceKeys) }
         var secret: LockedKey?
-        if keybag.passcodeCountedByHardware {
+        if keybag.passcodeCountedByHardware, let recovery {
+            // The recovery key stands in for the TPM: no counter, only the daemon's delays
+            // and Argon2id; the keybag still refuses a wrong passcode.
+            secret = try RecoveryFile.openPasscodeSecret(in: root, generation: keybag.generation, with: recovery, backingPath: backingPath)
+        } else if keybag.passcodeCountedByHardware {
             guard let sealer else {
                 throw .passcodeSealFailed(reason: "this vault's passcodes are counted by a TPM, which this command does not reach")
             }
@@ -42,6 +46,8 @@ extension Vault {
 final class PasscodeSecretSealing {
     private let sealer: any DeviceKeySealer
     private(set) var sealed: [UInt8]?
+    /// The secret itself, until `write` has sealed it to the recovery key too.
+    private var secret: LockedKey?
 
     init(_ sealer: any DeviceKeySealer) { self.sealer = sealer }
 
@@ -50,6 +56,7 @@ final class PasscodeSecretSealing {
 
     private func sealFreshSecret(auth: LockedKey) throws(KeybagError) -> LockedKey {
         let secret = LockedKey.random()
+        self.secret = secret
         do throws(VaultError) { sealed = try sealer.sealPasscodeSecret(secret, auth: auth) } catch {
             guard case .passcodeSealFailed(let reason) = error else { throw .passcodeSealFailed(reason: error.description) }
             throw .passcodeSealFailed(reason: reason)
@@ -57,9 +64,12 @@ final class PasscodeSecretSealing {
         return secret
     }
 
-    /// Writes the sealed secret for the keybag of `generation`, if one was sealed.
+    /// Writes the sealed secret for the keybag of `generation`, if one was sealed, and the
+    /// secret sealed to the vault's recovery key if it has one; then forgets the secret.
     func write(in root: FileDescriptor, generation: UInt64, backingPath: String) throws(VaultError) {
-        guard let sealed else { return }
+        guard let sealed, let secret else { return }
+        self.secret = nil
+        try RecoveryFile.writePasscodeSecret(secret, in: root, generation: generation, backingPath: backingPath)
         try PasscodeSealFile.write(sealed, in: root, generation: generation, backingPath: backingPath)
     }
 }

@@ -22,6 +22,9 @@ public final class Vault: Sendable {
     /// What opens a sealed device key file (and, for a vault whose passcode the TPM counts,
     /// its passcode secret); nil where no hardware is wired in.
     public let sealer: (any DeviceKeySealer)?
+    /// The recovery key standing in for the TPM (`protfs device-key --recovery-key-file`):
+    /// it opens the device key and the passcode secret instead; nil otherwise.
+    let recovery: RecoveryKey?
     /// The vault's first device key, which file headers and device-bound items are keyed
     /// with: the device key itself until `moveDeviceKey` replaces it.
     let originKey: LockedKey
@@ -48,13 +51,14 @@ public final class Vault: Sendable {
     public var passcodeCountedByHardware: Bool { countedByHardware.load(ordering: .acquiring) }
 
     private init(backingPath: String, backingRoot: consuming OwnedDescriptor, deviceKeyFile: DeviceKeyFile,
-                 sealer: (any DeviceKeySealer)?, originKey: LockedKey, keyring: ClassKeyring,
+                 sealer: (any DeviceKeySealer)?, recovery: RecoveryKey?, originKey: LockedKey, keyring: ClassKeyring,
                  filesystemKeys: FilesystemKeys, rootMetadata: DirectoryMetadata, warnings: [String],
                  keybag: Keybag, state: VaultState) {
         self.backingPath = backingPath
         root = backingRoot
         self.deviceKeyFile = deviceKeyFile
         self.sealer = sealer
+        self.recovery = recovery
         self.originKey = originKey
         vaultID = keybag.vaultID
         self.keyring = keyring
@@ -70,12 +74,13 @@ public final class Vault: Sendable {
 
     /// Opens and locks a backing directory, loads the device key and the keybag (with every
     /// check of FORMAT.md), and makes the keys that need no passcode. A sealed device key file
-    /// is opened by `sealer`.
-    public static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil) throws(VaultError) -> Vault {
-        try open(backing: backing, deviceKeyPath: deviceKeyPath, sealer: sealer, lockTimeout: lockTimeout)
+    /// is opened by `sealer`, or (with `recovery`) by the recovery seals without it.
+    public static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
+                            recovery: RecoveryKey? = nil) throws(VaultError) -> Vault {
+        try open(backing: backing, deviceKeyPath: deviceKeyPath, sealer: sealer, recovery: recovery, lockTimeout: lockTimeout)
     }
 
-    static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
+    static func open(backing: String, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil, recovery: RecoveryKey? = nil,
                      lockTimeout: Duration) throws(VaultError) -> Vault {
         let owned = try openBackingRoot(backing)
         let root = owned.borrowed
@@ -86,7 +91,7 @@ public final class Vault: Sendable {
         try checkExtendedAttributes(root, path: backing)
         let deviceKeyFile = DeviceKeyFile(path: deviceKeyPath ?? DeviceKeyFile.defaultPath())
         let (keybag, deviceKeys, originKey) = try openKeybag(bytes, root: root, backingPath: backing, deviceKeyFile: deviceKeyFile,
-                                                             sealer: sealer)
+                                                             sealer: sealer, recovery: recovery)
         var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
         try keybag.admit(into: &state)
         let filesystemKeys = FilesystemKeys(filesystemKey: try VaultError.keybag { () throws(KeybagError) in
@@ -100,7 +105,8 @@ public final class Vault: Sendable {
         do { rootMetadata = try DirectoryMetadata.read(in: root, vaultID: keybag.vaultID, keys: filesystemKeys) } catch {
             throw .rootMetadataDamaged
         }
-        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, sealer: sealer, originKey: originKey,
+        return Vault(backingPath: backing, backingRoot: owned, deviceKeyFile: deviceKeyFile, sealer: sealer, recovery: recovery,
+                     originKey: originKey,
                      keyring: keyring,
                      filesystemKeys: filesystemKeys, rootMetadata: rootMetadata, warnings: warnings,
                      keybag: keybag, state: state)
@@ -218,7 +224,7 @@ public final class Vault: Sendable {
         let keys: PasscodeClassKeys?
         do {
             keys = try Self.openPasscodeEntries(passcode, keybag: record.keybag, deviceKeys: keyring.deviceKeys, sealer: sealer,
-                                                root: backingRoot, backingPath: backingPath)
+                                                recovery: recovery, root: backingRoot, backingPath: backingPath)
         } catch .keybagDamaged(let reason) {
             // Damage is only reported once the passcode has opened its first entry.
             try record.state.recordSuccess()
@@ -251,7 +257,7 @@ public final class Vault: Sendable {
     /// of its own, so that `protfsctl` can read a passcode without linking the vault).
     public static func initialize<PasscodeError: Error>(
         backing: String, protectionClass: ProtectionClass, deviceKeyPath: String?, sealer: (any DeviceKeySealer)? = nil,
-        sealing: Bool = false, passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters,
+        sealing: Bool = false, recovery: RecoveryKey? = nil, passcode: () throws(PasscodeError) -> SecureBuffer?, kdf: Argon2idParameters,
         contentAEAD: ContentAEAD = .preferredOnThisCPU
     ) throws -> Initialization {
         do {
@@ -294,12 +300,17 @@ public final class Vault: Sendable {
             }
             var state = try VaultState.load(beside: deviceKeyFile, vaultID: keybag.vaultID)
             try state.record(generation: keybag.generation)
+            // The recovery seal first: the passcode secret's is sealed to its public key.
+            if let recovery {
+                try RecoveryFile.write(deviceKey: deviceKey, publicKey: recovery.publicKey, in: root, backingPath: backing)
+            }
             try sealing?.write(in: root, generation: keybag.generation, backingPath: backing)
             try VaultError.keybag { () throws(KeybagError) in try keybag.write(in: root, backingPath: backing) }
         } catch {
             try? root.removeFile(DirectoryMetadata.fileName)
             try? root.removeExtendedAttribute(ClassHint.attributeName)
             PasscodeSealFile.removeAll(in: root, except: nil)
+            RecoveryFile.removeAll(in: root)
             throw error
         }
         return Initialization(vaultID: keybag.vaultID, rootClass: protectionClass, deviceKeyPath: deviceKeyFile.path,

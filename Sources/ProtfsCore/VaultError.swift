@@ -21,6 +21,8 @@ public enum VaultError: CommandError, Sendable, Equatable {
     case deviceKeyShared(path: String, vaults: Int)
     /// `--tpm2` with a key file that holds a plain key.
     case deviceKeyNotSealed(path: String)
+    /// A recovery key that is malformed, or that does not open the vault's recovery seal.
+    case recoveryKeyRefused(reason: String)
     // Backing directory.
     case backingMissing(path: String)
     case notAVault(path: String)
@@ -97,6 +99,8 @@ public enum VaultError: CommandError, Sendable, Equatable {
             "device key \(path) is not a regular file"
         case .deviceKeySealFailed(let path, let reason):
             "sealed device key \(path): \(reason)"
+        case .recoveryKeyRefused(let reason):
+            "recovery key refused: \(reason); nothing was changed"
         case .passcodeSealFailed(let reason):
             "the TPM that counts this vault's passcodes failed: \(reason)"
         case .deviceKeyShared(let path, let vaults):

@@ -17,6 +17,9 @@ public enum ReservedNames {
     /// The TPM-sealed passcode secret of the keybag of the generation that follows, in the
     /// backing root only (docs/FORMAT.md).
     public static let passcodeSealPrefix = "protfs.passcode-seal."
+    /// The recovery key's public key and the device key sealed to it, in the backing root
+    /// only (docs/FORMAT.md).
+    public static let recovery = "protfs.recovery"
     /// Keychain item records, in the backing root only.
     public static let items = "protfs.items"
 

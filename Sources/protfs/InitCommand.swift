@@ -4,7 +4,7 @@ import ProtfsCrypto
 import ProtfsDomain
 import ProtfsTPM
 
-/// `protfs init BACKING [--class CLASS] [--device-key PATH] [--tpm2 [--tpm2-pcrs=LIST]] [--passcode-file FILE |
+/// `protfs init BACKING [--class CLASS] [--device-key PATH] [--tpm2 [--tpm2-pcrs=LIST] [--recovery-key]] [--passcode-file FILE |
 /// --passcode-command CMD | --no-passcode] [--kdf interactive|moderate] [--cipher aes-256-gcm|xchacha20-poly1305]`:
 /// creates a vault, without a passcode when asked (docs/BACKUP.md), its device key sealed by the TPM when asked
 /// (docs/OPERATIONS.md), its contents sealed with the cipher asked for or the one this CPU runs fastest
@@ -12,11 +12,11 @@ import ProtfsTPM
 enum InitCommand {
     static let command = Command(
         name: "init",
-        synopsis: "BACKING [--class CLASS] [--device-key PATH] [--tpm2 [--tpm2-pcrs LIST]] "
+        synopsis: "BACKING [--class CLASS] [--device-key PATH] [--tpm2 [--tpm2-pcrs LIST] [--recovery-key]] "
             + "[--passcode-file FILE | --passcode-command CMD | --no-passcode] [--kdf interactive|moderate] "
             + "[--cipher aes-256-gcm|xchacha20-poly1305]",
         valueOptions: PasscodeReader.options.union(["--class", "--device-key", "--kdf", "--tpm2-pcrs", "--cipher"]),
-        flags: ["--no-passcode", "--tpm2"],
+        flags: ["--no-passcode", "--tpm2", "--recovery-key"],
         run: run)
 
     private static func run(_ arguments: ParsedArguments) throws {
@@ -28,11 +28,15 @@ enum InitCommand {
         let reader = try PasscodeReader(options: arguments, vault: backing)
         let sealing = arguments.isSet("--tpm2")
         let pcrs = try parsePCRs(arguments.value("--tpm2-pcrs"), sealing: sealing)
+        guard sealing || !arguments.isSet("--recovery-key") else {
+            throw UsageError("--recovery-key stands in for the TPM: it needs --tpm2")
+        }
+        let recovery = arguments.isSet("--recovery-key") ? RecoveryKey.generate() : nil
         let result = try Vault.initialize(backing: backing, protectionClass: protectionClass,
                                           deviceKeyPath: arguments.value("--device-key"),
-                                          sealer: TPMDeviceKeySealer(tcti: nil, pcrs: pcrs), sealing: sealing,
-                                          passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try reader.readNew() }, kdf: kdf,
-                                          contentAEAD: cipher)
+                                          sealer: TPMDeviceKeySealer(tcti: nil, pcrs: pcrs), sealing: sealing, recovery: recovery,
+                                          passcode: { () throws(PasscodeInputError) in noPasscode ? nil : try reader.readNew() },
+                                          kdf: kdf, contentAEAD: cipher)
         print("Created a protfs vault in \(backing) (vault id \(result.vaultID), root class \(result.rootClass),"
               + " cipher \(result.contentAEAD.name)).")
         if noPasscode {
@@ -42,11 +46,12 @@ enum InitCommand {
         if result.deviceKeyCreated && sealing {
             writeError("protfs init: sealed a new device key by this machine's TPM into \(result.deviceKeyPath)"
                        + (pcrs.isEmpty ? "" : ", bound to PCR \(pcrs)") + ": the file is not the key and opens nothing "
-                       + "elsewhere. A cleared or replaced TPM loses the vault, class none included: "
-                       + "'protfs backup' moves it to another machine.\n")
+                       + "elsewhere. A cleared or replaced TPM loses the vault, class none included"
+                       + (recovery == nil ? ": 'protfs backup' moves it to another machine.\n" : ", unless the recovery key below stands in.\n"))
         } else if result.deviceKeyCreated {
             writeError("protfs init: " + DeviceKeyAdvice.created(result.deviceKeyPath))
         }
+        if let recovery { RecoveryKeyOutput.show(recovery) }
     }
 
     static func parsePCRs(_ list: String?, sealing: Bool) throws -> PCRSelection {

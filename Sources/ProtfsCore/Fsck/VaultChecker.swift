@@ -229,7 +229,8 @@ public final class VaultChecker {
              Keybag.fileName where isRoot && status.isRegularFile,
              ReservedNames.links where isRoot && status.isDirectory,
              ReservedNames.lostAndFound where isRoot && status.isDirectory,
-             ReservedNames.items where isRoot && status.isDirectory:
+             ReservedNames.items where isRoot && status.isDirectory,
+             ReservedNames.recovery where isRoot && status.isRegularFile:
             return
         case _ where isRoot && status.isRegularFile
             && (name.hasPrefix(ReservedNames.passcodeSealPrefix) || name.hasPrefix(DeviceOriginFile.prefix)):

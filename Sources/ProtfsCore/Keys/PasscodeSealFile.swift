@@ -30,11 +30,12 @@ enum PasscodeSealFile {
         }
     }
 
-    /// Removes the seals of other generations (a leftover is harmless: it opens nothing the
-    /// current keybag holds).
+    /// Removes the seals of other generations, with their recovery seals (a leftover is
+    /// harmless: it opens nothing the current keybag holds).
     static func removeAll(in root: FileDescriptor, except generation: UInt64?) {
         guard let names = try? root.entryNames() else { return }
-        for name in names where name.hasPrefix(ReservedNames.passcodeSealPrefix) && generation.map(self.name) != name {
+        let kept = generation.map { [self.name(generation: $0), RecoveryFile.passcodeName(generation: $0)] } ?? []
+        for name in names where name.hasPrefix(ReservedNames.passcodeSealPrefix) && !kept.contains(name) {
             try? root.removeFile(name)
         }
     }
