@@ -186,7 +186,14 @@ struct MountCommandTests {
             let reads = CommandRunner.run("/bin/bash", [script, vault.mountpoint, "8"], timeout: 10)
             try #require(reads.succeeded, "round \(round): \(reads.stderr)")
             let pid = daemonPID(vault)
-            try #require(CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 10).succeeded)
+            // Retried as TestVault.unmount does: a process that lists every mount (df) holds
+            // this one for an instant.
+            var unmounted = CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 10)
+            for _ in 0 ..< 3 where !unmounted.succeeded && unmounted.stderr.contains("busy") {
+                usleep(300_000)
+                unmounted = CommandRunner.run("fusermount3", ["-u", vault.mountpoint], timeout: 10)
+            }
+            try #require(unmounted.succeeded, "round \(round): \(unmounted.stderr)")
             let deadline = Date().addingTimeInterval(10)
             while let pid, kill(pid, 0) == 0, Date() < deadline { usleep(10_000) }
         }
