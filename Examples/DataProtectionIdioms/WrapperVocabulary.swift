@@ -27,7 +27,15 @@ enum WrapperVocabulary {
         kSecUseAuthenticationContext, kSecUseNoAuthenticationUI,
     ]
 
-    static let statuses: [OSStatus] = [errSecDecode]
+    static let statuses: [OSStatus] = [errSecDecode, errSecAllocate]
+
+    /// Locksmith's default service, as written.
+    static let defaultService = Bundle.main.infoDictionary![String(kCFBundleIdentifierKey)] as? String ?? "com.locksmith.defaultService"
+
+    /// SwiftKeychainWrapper's `allKeys()`: a result's account read with the constant as the key.
+    static func account(of attributes: [AnyHashable: Any]) -> Data? {
+        attributes[kSecAttrAccount] as? Data
+    }
 
     /// SimpleKeychain's and Valet's random bytes, Locksmith's error handling, as written.
     static func randomBytes(_ count: Int) -> Data? {
