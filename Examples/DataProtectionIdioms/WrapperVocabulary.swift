@@ -27,7 +27,20 @@ enum WrapperVocabulary {
         kSecUseAuthenticationContext, kSecUseNoAuthenticationUI,
     ]
 
-    static let statuses: [OSStatus] = [errSecDecode, errSecAllocate]
+    static let statuses: [OSStatus] = [errSecDecode, errSecAllocate, errSecInteractionNotAllowed, errSecItemNotFound, errSecNotAvailable]
+
+    static let accessibilities: [CFString] = [
+        kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAlways,
+        kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+        kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAlwaysThisDeviceOnly,
+    ]
+
+    static let descriptions: [CFString] = [kSecAttrLabel, kSecAttrDescription, kSecAttrComment]
+
+    /// SimpleKeychain's and Valet's access control flags, as a stored property's type.
+    static let flags: SecAccessControlCreateFlags = [.userPresence]
+
+    static let yes: CFBoolean = kCFBooleanTrue
 
     /// Locksmith's default service, as written.
     static let defaultService = Bundle.main.infoDictionary![String(kCFBundleIdentifierKey)] as? String ?? "com.locksmith.defaultService"
@@ -47,6 +60,10 @@ enum WrapperVocabulary {
     static func describe(_ error: Unmanaged<CFError>?) -> (code: CFIndex, domain: String, description: String)? {
         guard let error = error?.takeRetainedValue() else { return nil }
         return (CFErrorGetCode(error), CFErrorGetDomain(error) as String, CFErrorCopyDescription(error) as String)
+    }
+
+    static func explain(_ error: CFError) -> (reason: CFString?, suggestion: CFString?, userInfo: CFDictionary) {
+        (CFErrorCopyFailureReason(error), CFErrorCopyRecoverySuggestion(error), CFErrorCopyUserInfo(error))
     }
 
     static func coreFoundation(_ data: Data, _ number: Int) -> (CFData, CFNumber, CFOptionFlags) {
