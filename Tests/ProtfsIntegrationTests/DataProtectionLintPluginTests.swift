@@ -17,10 +17,12 @@ struct DataProtectionLintPluginTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("protfs-lint-plugin\(key)/\(name)").path
         let sources = directory + "/Sources/\(name)"
         try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)
-        let dependency = dependsOnLibrary ? "dependencies: [.product(name: \"DataProtection\", package: \"protfs\")]," : ""
+        // SwiftPM names a package that is a path by the path's last component.
+        let package = CommandRunner.packageRoot.lastPathComponent
+        let dependency = dependsOnLibrary ? "dependencies: [.product(name: \"DataProtection\", package: \"\(package)\")]," : ""
         let manifest = try String(contentsOfFile: templates + "/Package.swift.template", encoding: .utf8)
             .replacingOccurrences(of: "TARGET", with: name).replacingOccurrences(of: "PROTFS", with: checkout)
-            .replacingOccurrences(of: "DEPENDENCIES", with: dependency)
+            .replacingOccurrences(of: "DEPENDENCIES", with: dependency).replacingOccurrences(of: "PACKAGE", with: package)
         if (try? String(contentsOfFile: directory + "/Package.swift", encoding: .utf8)) != manifest {
             try manifest.write(toFile: directory + "/Package.swift", atomically: true, encoding: .utf8)
         }
