@@ -11,9 +11,6 @@ struct Call {
     let isMethod: Bool
     /// The receiver's text before the `.`, on the same line, without spaces.
     let receiver: Substring
-    /// Whether the code before the call, in the same function body as far as braces tell,
-    /// assigns `fileProtection` (a `URLResourceValues` being filled in).
-    let assignsFileProtection: Bool
 
     /// The arguments, split and labelled.
     var labelledArguments: [(label: Substring?, value: Substring)] { Expression.arguments(arguments).map(Expression.labelled) }
@@ -37,14 +34,15 @@ struct Call {
             let receiverStart = before.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
             let receiver = isMethod ? String(text[receiverStart..<name.startIndex].filter { $0 != " " }).dropLast() : Substring()
             calls.append(Call(name: String(name), nameStart: name.startIndex, arguments: text[text.index(after: open)..<close],
-                              end: close, isMethod: isMethod, receiver: receiver,
-                              assignsFileProtection: assignsFileProtection(in: text, before: name.startIndex)))
+                              end: close, isMethod: isMethod, receiver: receiver))
         }
         return calls
     }
 
-    /// Looks back to the start of the enclosing block for `.fileProtection =`.
-    private static func assignsFileProtection(in text: String, before index: String.Index) -> Bool {
+    /// Whether the code before the call, in the same block as far as braces tell, assigns
+    /// `fileProtection` (a `URLResourceValues` being filled in).
+    func assignsFileProtection(in text: String) -> Bool {
+        let index = nameStart
         var depth = 0, start = index
         while start > text.startIndex {
             start = text.index(before: start)

@@ -62,7 +62,7 @@ struct CallChecks {
         if call.arguments.contains("fileProtectionKey") || facts.any(.protectionResources, in: names, file: file, at: call.nameStart) {
             return "NSURL.setResourceValues with .fileProtectionKey sets no class on Linux; " + Self.setClassReplacement
         }
-        guard call.assignsFileProtection || facts.any(.protectingResourceValues, in: names, file: file, at: call.nameStart) else { return nil }
+        guard call.assignsFileProtection(in: file.text) || facts.any(.protectingResourceValues, in: names, file: file, at: call.nameStart) else { return nil }
         return "setResourceValues with fileProtection sets no class on Linux; " + Self.setClassReplacement
     }
 
