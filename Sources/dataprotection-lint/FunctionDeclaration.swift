@@ -17,6 +17,9 @@ struct FunctionDeclaration {
     /// Where the body starts in the file's text.
     let bodyStart: String.Index
 
+    /// Whether the call is in this function's body.
+    func encloses(_ call: Call) -> Bool { (bodyStart..<body.endIndex).contains(call.nameStart) }
+
     static func all(in file: SourceFile) -> [FunctionDeclaration] {
         let text = file.text
         var found: [FunctionDeclaration] = []

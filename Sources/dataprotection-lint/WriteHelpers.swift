@@ -1,18 +1,26 @@
 /// Functions whose writing-options parameter reaches a `Data.write(to:options:)` inside
-/// them: a call that passes protection through one protects nothing, and the line to change
-/// is the write in the helper, which the report names, with the call that passed it.
+/// them, directly or through other such functions: a call that passes protection through one
+/// protects nothing, and the line to change is the write, which the report names, with the
+/// call that passed it.
 struct WriteHelpers {
     let files: [SourceFile]
     let calls: [[Call]]
     let facts: PackageFacts
 
-    /// A write fed by a parameter.
+    /// A write fed by a parameter of a function (the write's own, or one that passes the
+    /// parameter on to a function that feeds it).
     private struct Helper {
         let function: FunctionDeclaration
+        let functionPath: String
         let parameterIndex: Int
         let file: SourceFile
         let write: Call
         var parameter: FunctionDeclaration.Parameter { function.parameters[parameterIndex] }
+
+        func isSame(as other: Helper) -> Bool {
+            functionPath == other.functionPath && function.bodyStart == other.function.bodyStart && parameterIndex == other.parameterIndex
+                && file.path == other.file.path && write.nameStart == other.write.nameStart
+        }
     }
 
     func silentWrites() -> [SilentCall] {
@@ -40,23 +48,52 @@ struct WriteHelpers {
         return SilentCall(helper.file, at: helper.write.nameStart, replacement + " (the protection options come from \(source))")
     }
 
-    /// Each write whose `options:` uses a parameter of type `WritingOptions` of the function around it.
+    /// Each write whose `options:` uses a parameter of type `WritingOptions` of the function
+    /// around it, then each function that passes such a parameter of its own to one of those,
+    /// until no more are found.
     private func helpers() -> [Helper] {
+        let declared = files.map(FunctionDeclaration.all(in:))
         var helpers: [Helper] = []
-        for (file, fileCalls) in zip(files, calls) {
-            for function in FunctionDeclaration.all(in: file) {
-                let range = function.bodyStart..<function.body.endIndex
-                for (index, parameter) in function.parameters.enumerated() where parameter.type.contains("WritingOptions") {
-                    for call in fileCalls where call.name == "write" && range.contains(call.nameStart)
-                        && (call.arguments.hasPrefix("to:") || call.arguments.hasPrefix("toFile:")) {
-                        guard let options = call.argument("options"),
-                              Expression.names(in: options).contains(String(parameter.name)) else { continue }
-                        helpers.append(Helper(function: function, parameterIndex: index, file: file, write: call))
+        var added: [Helper] = []
+        for (file, (fileCalls, functions)) in zip(files, zip(calls, declared)) {
+            for function in functions {
+                for (index, parameter) in optionsParameters(of: function) {
+                    for call in fileCalls where call.name == "write" && function.encloses(call)
+                        && (call.arguments.hasPrefix("to:") || call.arguments.hasPrefix("toFile:"))
+                        && uses(call.argument("options"), parameter) {
+                        added.append(Helper(function: function, functionPath: file.path, parameterIndex: index, file: file, write: call))
+                    }
+                }
+            }
+        }
+        while !added.isEmpty {
+            helpers += added
+            let inner = added
+            added = []
+            for (file, (fileCalls, functions)) in zip(files, zip(calls, declared)) {
+                for function in functions {
+                    for (index, parameter) in optionsParameters(of: function) {
+                        for helper in inner {
+                            for call in fileCalls where call.name == helper.function.name && function.encloses(call)
+                                && uses(argument(of: call, for: helper), parameter) {
+                                let outer = Helper(function: function, functionPath: file.path, parameterIndex: index,
+                                                   file: helper.file, write: helper.write)
+                                if !(helpers + added).contains(where: { $0.isSame(as: outer) }) { added.append(outer) }
+                            }
+                        }
                     }
                 }
             }
         }
         return helpers
+    }
+
+    private func optionsParameters(of function: FunctionDeclaration) -> [(Int, FunctionDeclaration.Parameter)] {
+        function.parameters.enumerated().filter { $0.element.type.contains("WritingOptions") }.map { ($0.offset, $0.element) }
+    }
+
+    private func uses(_ value: Substring?, _ parameter: FunctionDeclaration.Parameter) -> Bool {
+        value.map { Expression.names(in: $0).contains(String(parameter.name)) } ?? false
     }
 
     /// The argument a call passes for the helper's parameter: by its label, or for an

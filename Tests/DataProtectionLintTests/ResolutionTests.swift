@@ -42,6 +42,24 @@ import Testing
         #expect(found.first?.replacement.contains("the call at Caller.swift:3") == true)
     }
 
+    @Test func optionsPassedThroughTwoHelpers() {
+        let source = """
+            import Foundation
+            func persist(_ data: Data, at url: URL, options: Data.WritingOptions) throws {
+                try data.write(to: url, options: options)
+            }
+            func store(_ data: Data, _ url: URL, _ mode: Data.WritingOptions) throws {
+                try persist(data, at: url, options: mode)
+            }
+            func keep(_ data: Data, _ url: URL) throws {
+                try store(data, url, [.atomic, .completeFileProtectionUnlessOpen])
+            }
+            """
+        let found = SilentCall.find(in: source, path: "Store.swift")
+        #expect(found.map(\.line) == [3])
+        #expect(found.first?.replacement.contains("the call at Store.swift:9 passing them through store(...)") == true)
+    }
+
     @Test func aHelpersProtectingDefaultIsReported() {
         let source = """
             import Foundation
