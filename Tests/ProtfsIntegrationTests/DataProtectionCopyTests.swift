@@ -5,7 +5,8 @@ import Testing
 /// A copy and an atomic rewrite of a protected file, as iOS treats them (docs/DATAPROTECTION.md):
 /// a copy keeps its source's class, a directory's copy each of its files' classes; an atomic
 /// rewrite without a protection option is a new file, in the class new files get in its
-/// directory, and with one keeps the class asked for.
+/// directory, and with one keeps the class asked for. And a manager of the program's own,
+/// `FileManager()`, protects as the shared one does.
 @Suite("DataProtection: copies and atomic rewrites on a mount", .serialized)
 struct DataProtectionCopyTests {
     @Test func aCopyKeepsItsSourcesClassBeforeItsFirstByte() throws {
@@ -70,5 +71,17 @@ struct DataProtectionCopyTests {
         try Data("v3".utf8).write(to: url, options: .atomic)
         #expect(vault.protectionClass(of: "notes") == "completeUntilFirstUserAuthentication")
         #expect(try Data(contentsOf: url) == Data("v3".utf8))
+    }
+
+    /// `Examples/DataProtectionIdioms --own-manager`: iOS code that calls `FileManager()`
+    /// compiles with only the import and classes what it creates.
+    @Test func aManagerOfItsOwnProtects() throws {
+        let vault = try TestVault(protectionClass: "none")
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let result = CommandRunner.run(CommandRunner.builtExecutable("DataProtectionIdioms"), ["--own-manager", vault.mountpoint])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout == "FileManager(): created true, NSFileProtectionComplete\n")
+        #expect(vault.protectionClass(of: "own.txt") == "complete")
     }
 }
