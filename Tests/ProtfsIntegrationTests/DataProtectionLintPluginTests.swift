@@ -4,8 +4,9 @@ import Testing
 /// The build-tool plugin, adopted by a package that depends on protfs by path as an app
 /// would: `swift build` shows each silent call as a compiler warning at the line to change,
 /// and says nothing about code that protects. Each package keeps its build directory in a
-/// cache under the temporary directory (keyed by this checkout), so only the first run
-/// builds protfs' library; the source is rewritten each time, so the check reruns.
+/// cache under the temporary directory (keyed by this checkout, and made afresh when protfs'
+/// targets change shape), so only the first run builds protfs' library; the source is
+/// rewritten each time, so the check reruns.
 @Suite("DataProtection: the lint's build-tool plugin", .serialized)
 struct DataProtectionLintPluginTests {
     private let templates = CommandRunner.scriptPath("lint-plugin")
@@ -25,6 +26,14 @@ struct DataProtectionLintPluginTests {
             .replacingOccurrences(of: "DEPENDENCIES", with: dependency).replacingOccurrences(of: "PACKAGE", with: package)
         if (try? String(contentsOfFile: directory + "/Package.swift", encoding: .utf8)) != manifest {
             try manifest.write(toFile: directory + "/Package.swift", atomically: true, encoding: .utf8)
+        }
+        // SwiftPM does not see a path dependency's targets gain or lose files: a build directory
+        // made for another shape of protfs is started afresh.
+        let shape = try String(contentsOfFile: checkout + "/Package.swift", encoding: .utf8)
+            + (try FileManager.default.subpathsOfDirectory(atPath: checkout + "/Sources")).sorted().joined(separator: "\n")
+        if (try? String(contentsOfFile: directory + "/protfs-shape", encoding: .utf8)) != shape {
+            try? FileManager.default.removeItem(atPath: directory + "/.build")
+            try shape.write(toFile: directory + "/protfs-shape", atomically: true, encoding: .utf8)
         }
         try? FileManager.default.removeItem(atPath: sources + "/main.swift")
         try FileManager.default.copyItem(atPath: templates + "/\(name.lowercased())/main.swift", toPath: sources + "/main.swift")
