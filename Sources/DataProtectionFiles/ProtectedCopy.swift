@@ -8,14 +8,16 @@ import ProtfsSystem
 enum ProtectedCopy {
     private static let chunk = 1 << 20
 
-    /// Copies the bytes and mode of `source` to `destination`, which must not exist
+    /// Copies the bytes and permissions of `source` to `destination`, which must not exist
     /// (`CocoaError.fileWriteFileExists`, as `FileManager`); whatever fails, the new file is
     /// removed. Errors are Foundation's, with the path read or written.
     static func copyFile(_ source: String, to destination: String, _ protectionClass: ProtectionClass) throws {
-        let input = try open(source, [.readOnly, .closeOnExec], .reading)
+        // The source as it was looked at (a symbolic link swapped in is refused); the copy's
+        // mode its permission bits, never a set-id bit the caller did not set itself.
+        let input = try open(source, [.readOnly, .noFollow, .closeOnExec], .reading)
         let mode: mode_t
         do {
-            mode = try input.borrowed.status().st_mode & 0o7777
+            mode = try input.borrowed.status().st_mode & 0o777
         } catch {
             throw FileErrors.cocoa(error, path: source, .reading)
         }

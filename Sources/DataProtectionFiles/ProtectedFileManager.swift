@@ -105,7 +105,7 @@ open class ProtectedFileManager: Foundation.FileManager, @unchecked Sendable {
             return try super.copyItem(atPath: srcPath, toPath: dstPath)
         }
         guard status.isDirectory else { return try ProtectedCopy.copyFile(srcPath, to: dstPath, protectionClass) }
-        try createClassedDirectory(atPath: dstPath, protectionClass, attributes: [.posixPermissions: Int(status.st_mode & 0o7777)])
+        try createClassedDirectory(atPath: dstPath, protectionClass, attributes: [.posixPermissions: Int(status.st_mode & 0o777)])
         for name in try contentsOfDirectory(atPath: srcPath) {
             try copyItem(atPath: srcPath + "/" + name, toPath: dstPath + "/" + name)
         }
