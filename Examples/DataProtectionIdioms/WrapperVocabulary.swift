@@ -75,6 +75,6 @@ enum WrapperVocabulary {
         return [control]
     }
 
-    /// `FileManager()` is ambiguous on Linux (docs/DATAPROTECTION.md): the smallest edit.
-    static func fileManager() -> ProtectedFileManager { ProtectedFileManager() }
+    /// `FileManager()` as iOS code writes it: a protecting manager here.
+    static func fileManager() -> ProtectedFileManager { FileManager() }
 }
