@@ -51,9 +51,9 @@ final class Bus {
         bus = connection
     }
 
-    deinit { close() }
+    deinit { disconnect() }
 
-    func close() {
+    func disconnect() {
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
     }
