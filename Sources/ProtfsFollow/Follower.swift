@@ -55,7 +55,7 @@ public final class Follower {
     // MARK: connections
 
     private func connectWhereDue() {
-        let now = MonotonicClock.nanoseconds()
+        let now = MonotonicInstant.now
         if system == nil && systemRetry.isDue(now) { connectSystem() }
         if system != nil && !logindAttached && logindRetry.isDue(now) { attachLogind() }
         if triggers.contains(.screenLock) && session == nil && sessionRetry.isDue(now) { connectSession() }
@@ -199,7 +199,7 @@ public final class Follower {
         do {
             switch try vault.lockWithGrace() {
             case let after? where after.state == .locking:
-                log("\(reason): locking \(vault.mountpoint) with its \(after.grace) s grace")
+                log("\(reason): locking \(vault.mountpoint) with its \(after.grace.secondsRoundedUp) s grace")
             case let after?:
                 log("\(reason): \(vault.mountpoint) is \(after.state.rawValue)")
             case nil:
@@ -213,10 +213,10 @@ public final class Follower {
 
     /// Locks at once and waits for `locked`, then lets the machine sleep.
     private func lockBeforeSleep() {
-        let start = MonotonicClock.nanoseconds()
+        let start = MonotonicInstant.now
         do {
             let state = try vault.lockNow()
-            let took = Duration.nanoseconds(MonotonicClock.nanoseconds() - start)
+            let took = MonotonicInstant.now.duration(since: start)
             switch state {
             case let state? where state == .locked || state == .beforeFirstUnlock:
                 log("the machine is going to sleep: \(vault.mountpoint) is \(state.rawValue) after \(took.wholeMilliseconds) ms")
@@ -247,18 +247,18 @@ public final class Follower {
 
     private func wait(_ streamEnded: StreamEndSignal) {
         var fds = [streamEnded.pollRequest]
-        var deadline = MonotonicClock.nanoseconds(after: .seconds(30))
+        var deadline = MonotonicInstant.now.advanced(by: .seconds(30))
         for bus in [system, session].compactMap({ $0 }) {
             guard let request = bus.pollRequest() else { continue }
             fds.append(request.pollfd)
-            if let microseconds = request.deadlineMicroseconds { deadline = min(deadline, microseconds &* 1000) }
+            if let wake = request.deadline { deadline = min(deadline, wake) }
         }
         for retry in [system == nil ? systemRetry : nil, system != nil && !logindAttached ? logindRetry : nil,
                       triggers.contains(.screenLock) && session == nil ? sessionRetry : nil].compactMap({ $0 }) {
             deadline = min(deadline, retry.due)
         }
-        let now = MonotonicClock.nanoseconds()
-        let milliseconds = deadline > now ? Int32(min((deadline - now) / 1_000_000 + 1, 30_000)) : 0
+        let left = deadline.duration(since: .now)
+        let milliseconds = left > .zero ? Int32(min(left.wholeNanoseconds / 1_000_000 + 1, 30_000)) : 0
         _ = poll(&fds, nfds_t(fds.count), milliseconds)
     }
 }

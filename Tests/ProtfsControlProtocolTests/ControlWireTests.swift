@@ -48,7 +48,7 @@ import Testing
     static let replies: [ControlReply] = [
         .done,
         .status(StatusReport(state: .locking, graceSecondsLeft: 3, pid: 1, mountpoint: "/m", backing: "/b", passcodeSet: true,
-                             grace: 10, autolock: 60, failedAttempts: 5, retryAfterSeconds: 55)),
+                             grace: .seconds(10), autolock: .seconds(60), failedAttempts: 5, retryAfterSeconds: 55)),
         .backingPath("AbC/dEf"),
         .failure(ControlFailure(.rateLimited, "too many wrong passcodes: retry in 55 s")),
         .watching(.beforeFirstUnlock),
