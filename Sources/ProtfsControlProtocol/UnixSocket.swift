@@ -84,6 +84,7 @@ public struct UnixSocket: ~Copyable, Sendable {
         try Self.send(bytes, on: fd, nonBlocking: nonBlocking)
     }
 
+    /// `send` on the bare descriptor: also what the sink this socket lends out calls.
     fileprivate static func send(_ bytes: UnsafeRawBufferPointer, on fd: Int32, nonBlocking: Bool) throws(Errno) {
         let flags = Int32(MSG_NOSIGNAL) | (nonBlocking ? Int32(MSG_DONTWAIT) : 0)
         var done = 0
@@ -98,6 +99,7 @@ public struct UnixSocket: ~Copyable, Sendable {
         try Self.receive(into: buffer, on: fd, deadline: deadline)
     }
 
+    /// `receive` on the bare descriptor: also what the source this socket lends out calls.
     fileprivate static func receive(into buffer: UnsafeMutableRawBufferPointer, on fd: Int32,
                                     deadline: Deadline?) throws(ControlWireError) -> Int {
         while true {
