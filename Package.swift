@@ -6,7 +6,8 @@ import PackageDescription
 // exit codes); crypto (libsodium, secure memory); system (typed syscalls); the control
 // protocol's client side (no vault); the Swift library for apps (DataProtection); the
 // on-disk format codecs (pure: what the fuzzer links); core (the vault: keybag, policy,
-// filesystem; no FUSE); command-line support; the FUSE adapter; the control server; the two executables.
+// filesystem; no FUSE); command-line support; the daemon's log; the FUSE adapter and, in a
+// target of its own, its io_uring transport; the control server; the two executables.
 let package = Package(
     name: "protfs",
     products: [
@@ -38,8 +39,10 @@ let package = Package(
         .target(name: "ProtfsSecretService", dependencies: ["CSystemd", "ProtfsBus", "COpenSSL", "ProtfsDomain", "ProtfsControlProtocol", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsTPM", dependencies: ["CTss2", "ProtfsCrypto"]),
         .target(name: "ProtfsControl", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "CProtfsUring", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
-        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlProtocol", "ProtfsSystemd", "ProtfsTPM"]),
+        .target(name: "ProtfsLog", dependencies: ["CProtfsSys", "ProtfsDomain"]),
+        .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsLog", "ProtfsSystem"]),
+        .target(name: "ProtfsFuseUring", dependencies: ["CFuse", "CProtfsSys", "CProtfsUring", "ProtfsFuse", "ProtfsLog", "ProtfsSystem"]),
+        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsFuseUring", "ProtfsLog", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlProtocol", "ProtfsSystemd", "ProtfsTPM"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCommandLine", "ProtfsFollow", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys", "ProtfsSecretService"]),
         .executableTarget(name: "dataprotection-lint"),
         .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
@@ -61,7 +64,9 @@ let package = Package(
         .testTarget(name: "ProtfsTPMTests", dependencies: ["ProtfsTPM", "ProtfsCrypto", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsBusTests", dependencies: ["ProtfsBus", "CSystemd"]),
         .testTarget(name: "ProtfsSystemdTests", dependencies: ["ProtfsSystemd", "ProtfsDomain"]),
-        .testTarget(name: "ProtfsFuseTests", dependencies: ["CFuse", "CProtfsUring", "ProtfsDomain", "ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
+        .testTarget(name: "ProtfsFuseTests", dependencies: ["CFuse", "ProtfsDomain", "ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
+        .testTarget(name: "ProtfsFuseUringTests", dependencies: ["CFuse", "CProtfsUring", "ProtfsFuseUring"]),
+        .testTarget(name: "ProtfsLogTests", dependencies: ["ProtfsLog"]),
         .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection", "ProtfsControlProtocol", "ProtfsDomain"]),
         .testTarget(name: "ProtfsIntegrationTests", dependencies: ["DataProtection", "ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsTestSupport"],
                     exclude: ["Scripts"]),

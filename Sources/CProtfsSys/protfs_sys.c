@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -151,6 +152,7 @@ int protfs_spawn_with_output(const char *file, char *const argv[], char *const e
 }
 
 int protfs_errno(void) { return errno; }
+int protfs_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 void protfs_set_errno(int value) { errno = value; }
 
 void protfs_write_all(int fd, const char *bytes, size_t count) {

@@ -61,6 +61,8 @@ int protfs_spawn_in_new_session(const char *path, char *const argv[], char *cons
 /// descriptor above 2 closed; standard input and error are the caller's. 0, or the error number.
 int protfs_spawn_with_output(const char *file, char *const argv[], char *const envp[], int output, pid_t *pid);
 int protfs_errno(void);
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a wakeup a thread can poll.
+int protfs_eventfd(void);
 void protfs_set_errno(int value);
 /// Writes all of `bytes` to `fd`, retrying on EINTR and short writes; used for stderr without
 /// touching the `stderr` global (mutable state Swift 6 rejects).
