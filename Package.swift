@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["CSodium", "COpenSSL", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
-        .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
+        .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem", "ProtfsTestSupport"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCrypto"]),
         .testTarget(name: "ProtfsDomainTests", dependencies: ["ProtfsDomain"]),
