@@ -6,7 +6,8 @@ import PackageDescription
 // exit codes); crypto (libsodium, secure memory); system (typed syscalls); the control
 // protocol's client side (no vault); the Swift library for apps (DataProtection); the
 // on-disk format codecs (pure: what the fuzzer links); core (the vault: keybag, policy,
-// filesystem; no FUSE); command-line support; the FUSE adapter; the control server; the two executables.
+// filesystem; no FUSE); command-line support; the daemon's log; the FUSE adapter and, in a
+// target of its own, its io_uring transport; the control server; the two executables.
 let package = Package(
     name: "protfs",
     products: [
@@ -41,8 +42,10 @@ let package = Package(
         .target(name: "ProtfsSecretService", dependencies: ["CSystemd", "ProtfsBus", "COpenSSL", "ProtfsDomain", "ProtfsControlProtocol", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsTPM", dependencies: ["CTss2", "ProtfsCrypto"]),
         .target(name: "ProtfsControl", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "CProtfsUring", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsSystem"]),
-        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlProtocol", "ProtfsSystemd", "ProtfsTPM"]),
+        .target(name: "ProtfsLog", dependencies: ["CProtfsSys", "ProtfsDomain"]),
+        .target(name: "ProtfsFuse", dependencies: ["CFuse", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsCore", "ProtfsLog", "ProtfsSystem"]),
+        .target(name: "ProtfsFuseUring", dependencies: ["CFuse", "CProtfsSys", "CProtfsUring", "ProtfsFuse", "ProtfsLog", "ProtfsSystem"]),
+        .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsFuseUring", "ProtfsLog", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlProtocol", "ProtfsSystemd", "ProtfsTPM"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCommandLine", "ProtfsFollow", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys", "ProtfsSecretService"]),
         .executableTarget(name: "dataprotection-lint"),
         .plugin(name: "DataProtectionLintPlugin", capability: .buildTool(), dependencies: ["dataprotection-lint"]),
@@ -53,21 +56,24 @@ let package = Package(
         .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
                           swiftSettings: [.swiftLanguageMode(.v5)], plugins: ["DataProtectionLintPlugin"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["CSodium", "COpenSSL", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
-        .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
+        .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem", "ProtfsTestSupport"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol"], path: "Tests/ProtfsTestSupport"),
         .testTarget(name: "ProtfsCommandLineTests", dependencies: ["ProtfsCommandLine", "ProtfsCrypto"]),
         .testTarget(name: "ProtfsDomainTests", dependencies: ["ProtfsDomain"]),
         .testTarget(name: "ProtfsFormatTests", dependencies: ["ProtfsDomain", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"],
                     resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
-        .testTarget(name: "ProtfsSecretServiceTests", dependencies: ["ProtfsSecretService", "ProtfsCrypto", "ProtfsDomain"]),
+        .testTarget(name: "ProtfsSecretServiceTests", dependencies: ["ProtfsSecretService", "ProtfsBus", "ProtfsBusTestSupport", "CSystemd", "ProtfsCrypto", "ProtfsDomain"]),
         .testTarget(name: "ProtfsControlProtocolTests", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCrypto", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlProtocol", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
-        .testTarget(name: "ProtfsFollowTests", dependencies: ["ProtfsFollow"]),
+        .testTarget(name: "ProtfsFollowTests", dependencies: ["ProtfsFollow", "ProtfsBusTestSupport", "CSystemd"]),
         .testTarget(name: "ProtfsTPMTests", dependencies: ["ProtfsTPM", "ProtfsCrypto", "ProtfsTestSupport"]),
-        .testTarget(name: "ProtfsBusTests", dependencies: ["ProtfsBus", "CSystemd"]),
+        .target(name: "ProtfsBusTestSupport", dependencies: ["CSystemd"], path: "Tests/ProtfsBusTestSupport"),
+        .testTarget(name: "ProtfsBusTests", dependencies: ["ProtfsBus", "ProtfsBusTestSupport", "CSystemd"]),
         .testTarget(name: "ProtfsSystemdTests", dependencies: ["ProtfsSystemd", "ProtfsDomain"]),
-        .testTarget(name: "ProtfsFuseTests", dependencies: ["CFuse", "CProtfsUring", "ProtfsDomain", "ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
+        .testTarget(name: "ProtfsFuseTests", dependencies: ["CFuse", "ProtfsDomain", "ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
+        .testTarget(name: "ProtfsFuseUringTests", dependencies: ["CFuse", "CProtfsUring", "ProtfsFuseUring"]),
+        .testTarget(name: "ProtfsLogTests", dependencies: ["ProtfsLog"]),
         .testTarget(name: "DataProtectionLintTests", dependencies: ["dataprotection-lint"]),
         .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection", "DataProtectionFiles", "ProtfsControlProtocol", "ProtfsDomain"]),
         .testTarget(name: "ProtfsIntegrationTests", dependencies: ["DataProtection", "ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsTestSupport"],

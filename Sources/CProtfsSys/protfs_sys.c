@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -156,6 +157,7 @@ int protfs_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
 int protfs_socketpair_cloexec(int ends[2]) { return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends); }
 
 int protfs_errno(void) { return errno; }
+int protfs_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 void protfs_set_errno(int value) { errno = value; }
 
 void protfs_write_all(int fd, const char *bytes, size_t count) {

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -194,8 +193,4 @@ int protfs_possible_cpus(void) {
     }
     fclose(file);
     return highest + 1;
-}
-
-int protfs_eventfd(void) {
-    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }

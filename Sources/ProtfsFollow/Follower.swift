@@ -21,12 +21,9 @@ public final class Follower {
     private var sessionRetry = Retry()
     /// Whether logind answered since the system bus connected (or logind restarted).
     private var logindAttached = false
-    /// logind's unique name on the system bus (`GetNameOwner`, then the driver's
-    /// `NameOwnerChanged`): the only sender whose logind signals are obeyed.
-    private var logindOwner: String?
     private var logindRetry = Retry()
-    private var sessionPath: String?
-    private var lockedHint = false
+    /// Whom the follower obeys, and what it knows of logind and the session.
+    private var policy = SignalPolicy()
     private var inhibitor = SleepInhibitor()
     private var pending: [ReceivedSignal] = []
 
@@ -92,11 +89,11 @@ public final class Follower {
         guard let system else { return }
         do {
             // Asked after the matches are in place, so that a restart in between is seen.
-            logindOwner = try BusDriver.owner(of: Logind.name, on: system)
+            policy.logindOwner = try BusDriver.owner(of: Logind.name, on: system)
             if triggers.contains(.screenLock) {
                 let (path, how) = try Logind.session(on: system, explicit: explicitSession)
-                sessionPath = path
-                lockedHint = (try? Logind.lockedHint(on: system, session: path)) ?? false
+                policy.sessionPath = path
+                policy.lockedHint = (try? Logind.lockedHint(on: system, session: path)) ?? false
                 log("following the screen lock of \(how), \(path)")
             }
             if triggers.contains(.sleep) {
@@ -128,7 +125,7 @@ public final class Follower {
             bus.disconnect()
             system = nil
             logindAttached = false
-            logindOwner = nil
+            policy.logindOwner = nil
             // The inhibitor's descriptor is worth nothing without the connection we took it on.
             inhibitor.release()
             systemRetry.failed(log, "the system bus went away")
@@ -140,58 +137,34 @@ public final class Follower {
         }
         while !pending.isEmpty {
             let received = pending.removeFirst()
-            if mayObey(received) { handle(received.signal) }
+            let response = policy.respond(to: received) { [system] path in
+                system.flatMap { try? Logind.lockedHint(on: $0, session: path) }
+            }
+            if let response { perform(response) }
         }
     }
 
-    /// Whether the signal comes from who may send it: a broadcast (a signal addressed to this
-    /// connection alone comes from whoever chose to send it), from the bus driver for
-    /// `NameOwnerChanged`, from logind's current unique name for the rest of the system bus,
-    /// and only `ActiveChanged` from the session bus (the user's own). Anything else is
-    /// dropped unlogged: any user may send it, as often as they like.
-    private func mayObey(_ received: ReceivedSignal) -> Bool {
-        guard !received.unicast else { return false }
-        switch (received.bus, received.signal) {
-        case (.session, .screenSaverActive), (.session, .malformed): return true
-        case (.session, _): return false
-        case (.system, .nameOwnerChanged): return received.sender == BusDriver.name
-        case (.system, .screenSaverActive): return false
-        case (.system, _): return logindOwner != nil && received.sender == logindOwner
-        }
-    }
-
-    private func handle(_ signal: BusSignal) {
-        switch signal {
-        case .sessionLock(let path) where path == sessionPath:
-            lockWithGrace(because: "the session locked its screen (Lock)")
-        case .sessionProperties(let path, let hint, let invalidated) where path == sessionPath:
-            var now = hint
-            if now == nil && invalidated, let system { now = try? Logind.lockedHint(on: system, session: path) }
-            guard let now else { return }
-            defer { lockedHint = now }
-            if now && !lockedHint { lockWithGrace(because: "the session's LockedHint became true") }
-        case .screenSaverActive(true):
-            lockWithGrace(because: "the screen saver became active (ActiveChanged)")
-        case .prepareForSleep(true):
+    private func perform(_ response: SignalPolicy.Response) {
+        switch response {
+        case .lockWithGrace(let reason):
+            lockWithGrace(because: reason)
+        case .lockBeforeSleep:
             lockBeforeSleep()
-        case .prepareForSleep(false):
+        case .woke:
             guard let system, logindAttached else { return }
             do {
                 try inhibitor.take(on: system, for: vault.mountpoint)
-                log("the machine woke up; holding a new sleep delay inhibitor")
+                log("the machine woke up; holding a new sleep inhibitor")
             } catch {
                 logindAttached = false
                 logindRetry.failed(log, "logind: \(error.description)")
             }
-        case .nameOwnerChanged(Logind.name, let owner):
+        case .logindLeft, .logindReplaced:
             inhibitor.release()
             logindAttached = false
-            logindOwner = owner.isEmpty ? nil : owner
-            if owner.isEmpty { log("logind left the system bus; waiting for it") } else { logindRetry = Retry() }
-        case .malformed(let why):
+            if response == .logindLeft { log("logind left the system bus; waiting for it") } else { logindRetry = Retry() }
+        case .ignored(let why):
             log("ignored a signal: \(why)")
-        default:
-            break
         }
     }
 

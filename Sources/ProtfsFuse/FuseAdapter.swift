@@ -4,6 +4,7 @@ import CProtfsSys
 import Glibc
 import ProtfsCore
 import ProtfsCrypto
+import ProtfsLog
 import ProtfsSystem
 import Synchronization
 
@@ -44,15 +45,15 @@ public final class FuseAdapter: Sendable {
     /// INIT flags past bit 31, decided at INIT and added to libfuse's reply on its way out
     /// (`InitReplyExtension`).
     let pendingInitFlags = Atomic<UInt32>(0)
-    /// INIT flags past bit 31 the transport asks for (FUSE over io_uring, `RingTransport`).
+    /// INIT flags past bit 31 the transport asks for (`FuseTransport`: FUSE over io_uring).
     let transportInitFlags = Atomic<UInt32>(0)
-    /// The session's io_uring transport while it serves (0 otherwise): where replies go.
+    /// The session's transport while one besides /dev/fuse serves (0 otherwise): where replies go.
     let transportAddress = Atomic<UInt>(0)
 
-    var ringTransport: RingTransport? {
+    var transport: TransportChoice? {
         let address = transportAddress.load(ordering: .acquiring)
         guard address != 0 else { return nil }
-        return Unmanaged<RingTransport>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
+        return Unmanaged<TransportChoice>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).takeUnretainedValue()
     }
 
     /// `shares`: of this process's descriptors, what the node table may hold and what each

@@ -13,8 +13,6 @@ public struct MountConfiguration: Sendable {
     /// libfuse's own options, passed through.
     public var fuseOptions: [String] = []
     public var maxThreads = 16
-    /// FUSE over io_uring when the kernel offers it (`RingTransport`), else `/dev/fuse`.
-    public var ioUring = false
 
     public init(backing: String, mountpoint: String) {
         self.backing = backing
@@ -53,10 +51,15 @@ public final class FuseSession {
     private let session: OpaquePointer
     private let adapter: Unmanaged<FuseAdapter>
     private let mountpoint: String
-    /// Decides at INIT whether requests come through io_uring; serves them if so.
-    public let transport: RingTransport
+    /// Decides at INIT whether requests come through another transport; serves them if so.
+    private let transport: TransportChoice
 
-    public init(adapter: FuseAdapter, configuration: MountConfiguration) throws(FuseSessionError) {
+    /// The largest request: `max_write` of data (a transport's buffers hold one).
+    public static let maxRequestBytes = LowLevelOperations.maxRequestBytes
+
+    /// `makeTransport`: a transport besides `/dev/fuse` to try at INIT (`-o io_uring`), if any.
+    public init(adapter: FuseAdapter, configuration: MountConfiguration,
+                makeTransport: MakeFuseTransport? = nil) throws(FuseSessionError) {
         // libfuse copies the table; the adapter stays retained for the session's life.
         var operations = LowLevelOperations.make()
         let retained = Unmanaged.passRetained(adapter)
@@ -75,7 +78,7 @@ public final class FuseSession {
         self.adapter = retained
         mountpoint = configuration.mountpoint
         session = created
-        transport = RingTransport(wanted: configuration.ioUring, session: created, adapter: adapter)
+        transport = TransportChoice(makeTransport?(created, adapter.log), adapter: adapter)
         // The kernel has already taken the caller's umask off the mode of every create,
         // mknod and mkdir it sends (no FUSE_CAP_DONT_MASK): the daemon's own must not take
         // more. Everything else the daemon creates names its mode (0600, 0700) or sets it.
@@ -131,7 +134,7 @@ public final class FuseSession {
         } catch {
             return -error.rawValue
         }
-        transport.sessionEnded = { loop.wake() }
+        transport.whenSessionEnds { loop.wake() }
         return loop.run()
     }
 

@@ -20,13 +20,13 @@ enum InitReplyExtension {
 
     /// Routes the session's writes to the kernel through `extend` (reads stay plain `read`;
     /// no splice, which protfs refuses anyway), and replies to requests that came through
-    /// io_uring back to their ring entry (`RingTransport`). Call after `fuse_session_mount`.
+    /// io_uring back to their ring entry (`FuseTransport`). Call after `fuse_session_mount`.
     static func install(on session: OpaquePointer) -> Bool {
         var io = fuse_custom_io()
         io.writev = { fd, iov, count, userdata in
             if let iov, let userdata {
                 let adapter = Unmanaged<FuseAdapter>.fromOpaque(userdata).takeUnretainedValue()
-                if let ring = adapter.ringTransport, ring.reply(iov, Int(count)) {
+                if let transport = adapter.transport, transport.reply(iov, Int(count)) {
                     return (0 ..< Int(count)).reduce(0) { $0 + iov[$1].iov_len }
                 }
                 InitReplyExtension.extend(iov, count, for: adapter)

@@ -1,5 +1,5 @@
 import CFuse
-import CProtfsUring
+import CProtfsSys
 import Glibc
 import ProtfsSystem
 import Synchronization
@@ -45,8 +45,8 @@ final class RequestLoop: @unchecked Sendable {
     /// Keeps idle CPUs polling while requests stream in; nil when not wanted or not allowed.
     private let latency: CPULatencyRequest?
     private let pollingHold = Mutex(PollingHold(streakToHold: RequestLoop.streakToHold, burstGap: RequestLoop.burstGap))
-    /// Told of INIT, to set up io_uring when wanted.
-    private let transport: RingTransport?
+    /// Told of INIT, to set up another transport when one is given.
+    private let transport: TransportChoice?
     /// Readable once `wake` was called: the reader, asleep on the device, looks at the
     /// session's exit flag (with io_uring, no request may come through the device again).
     /// Nil when the kernel gave no eventfd: `wake` then waits for the next request.
@@ -65,7 +65,7 @@ final class RequestLoop: @unchecked Sendable {
     private var threads: [JoinableThread] = []
     private var failure: Int32 = 0
 
-    init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?, transport: RingTransport? = nil) {
+    init(session: OpaquePointer, maxWorkers: Int, latency: CPULatencyRequest?, transport: TransportChoice? = nil) {
         self.session = session
         self.latency = latency
         self.transport = transport

@@ -30,7 +30,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     static let maximumAliases = 16
     static let maximumPrompts = 64
 
-    let keychain: KeychainConnection
+    let keychain: any ItemKeychain
     let agent: PasscodeAgent
     private let replace: Bool
     private var bus: OpaquePointer?
@@ -53,8 +53,12 @@ public final class SecretServiceProvider: @unchecked Sendable {
     var afterReply: ((SecretServiceProvider) -> Void)?
     private var running = true
 
-    public init(_ options: Options) {
-        keychain = KeychainConnection(given: options.mountpoint)
+    public convenience init(_ options: Options) {
+        self.init(options, keychain: KeychainConnection(given: options.mountpoint))
+    }
+
+    init(_ options: Options, keychain: any ItemKeychain) {
+        self.keychain = keychain
         agent = PasscodeAgent(program: options.askpass, timeout: options.promptTimeout)
         replace = options.replace
     }
@@ -134,7 +138,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
         return 1
     }
 
-    private func dispatch(_ call: MethodCall, to object: ObjectPaths.Object) throws(BusErrorReply) -> BusWriter? {
+    func dispatch(_ call: MethodCall, to object: ObjectPaths.Object) throws(BusErrorReply) -> BusWriter? {
         if call.interface == "org.freedesktop.DBus.Properties" { return try properties(call, of: object) }
         switch object {
         case .service where call.interface == "org.freedesktop.Secret.Service" || call.interface.isEmpty:

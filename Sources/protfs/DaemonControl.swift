@@ -4,7 +4,7 @@ import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
-import ProtfsFuse
+import ProtfsLog
 import ProtfsSystem
 
 /// The daemon's answers to `protfsctl`: the control server checks who asks, this does it.

@@ -1,6 +1,6 @@
 import ProtfsCore
 import ProtfsDomain
-import ProtfsFuse
+import ProtfsLog
 import ProtfsSystemd
 
 /// What the daemon tells about itself: its mount and every lock transition in its log, each

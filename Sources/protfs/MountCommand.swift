@@ -6,6 +6,8 @@ import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
 import ProtfsFuse
+import ProtfsFuseUring
+import ProtfsLog
 import ProtfsSystem
 import ProtfsSystemd
 
@@ -150,7 +152,9 @@ enum MountCommand {
             control = try ControlServer(handler: DaemonControl(controller: controller, vault: vault, fileSystem: fileSystem,
                                                                items: items, mountpoint: mountpoint, log: log),
                                         mountpoint: mountpoint, mountingUser: options.owner)
-            session = try FuseSession(adapter: adapter, configuration: configuration)
+            // FUSE over io_uring when asked for and the kernel offers it, else /dev/fuse.
+            session = try FuseSession(adapter: adapter, configuration: configuration,
+                                      makeTransport: options.ioUring ? { RingTransport(session: $0, log: $1) } : nil)
         } catch let error as FuseSessionError {
             report("\(error)" + (options.fuseOptions.isEmpty ? "" : " (options passed to libfuse: \(options.fuseOptions.joined(separator: ",")))"))
             return .failure

@@ -155,7 +155,6 @@ struct MountOptions {
         configuration.readOnly = readOnly
         configuration.debugRequests = debug
         configuration.fuseOptions = fuseOptions
-        configuration.ioUring = ioUring
         return configuration
     }
 }

@@ -17,7 +17,7 @@ struct BackupTests {
     static func backedUpVault() throws -> (TestVault, archive: String, passphraseFile: String) {
         let vault = try TestVault()
         try vault.mount()
-        vault.checkScript("make-backup-tree.sh", [marker])
+        vault.checkScript("backup/make-backup-tree.sh", [marker])
         for accessible in accessibilities {
             let added = vault.item("add", ["--service", "backup", "--account", accessible, "--accessible", accessible],
                                    stdin: "\(marker) secret \(accessible)")
@@ -82,7 +82,7 @@ struct BackupTests {
                                                                         passphraseFile].joined(separator: " "), "/dev/null"])
         #expect(onTerminal.succeeded && onTerminal.stdout.contains("objects, "), "\(onTerminal.stdout)\(onTerminal.stderr)")
         // docs/BACKUP.md alone is enough to read the archive: an independent reader agrees.
-        let independent = CommandRunner.script("read-archive.py", [archive, passphraseFile])
+        let independent = CommandRunner.script("backup/read-archive.py", [archive, passphraseFile])
         #expect(independent.succeeded, "\(independent.stderr)")
         let count = independent.stdout.split(separator: "\n").last.map(String.init) ?? ""
         #expect(count.hasSuffix(" entries") && verified.stdout.contains("(\(count.dropLast(8)) objects)"),
@@ -93,7 +93,7 @@ struct BackupTests {
         defer { try? restored.unmount() }
         try vault.mount()
         defer { try? vault.unmount() }
-        let compared = CommandRunner.script("compare-trees.py", [vault.mountpoint, restored.mountpoint])
+        let compared = CommandRunner.script("backup/compare-trees.py", [vault.mountpoint, restored.mountpoint])
         #expect(compared.succeeded, "\(compared.stdout)\(compared.stderr)")
         #expect(restored.protectionClass(of: "c-complete/file") == "complete")
         // A 64 MiB file with two chunks of data stays sparse.
@@ -167,7 +167,7 @@ struct BackupTests {
         // A crafted archive (with its passphrase) whose hard link names its first file through
         // a symlink to /etc: refused, nothing linked in, nothing left.
         let crafted = vault.root.path + "/crafted"
-        let made = CommandRunner.script("craft-archive.py", [crafted, passphraseFile])
+        let made = CommandRunner.script("backup/craft-archive.py", [crafted, passphraseFile])
         try #require(made.succeeded, "\(made.stderr)")
         let outside = vault.root.path + "/restored-crafted"
         let refused = Self.restore(crafted, into: outside, deviceKey: vault.deviceKey, passcodeFile: vault.passcodeFile,

@@ -100,12 +100,12 @@ struct ClassesTests {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        vault.checkScript("team-class-directory.sh", ["make", String(user.uid), String(user.gid)])
+        vault.checkScript("mount/team-class-directory.sh", ["make", String(user.uid), String(user.gid)])
         for target in ["team", "team/f"] {
             let reclass = vault.shell("\(user.runs) unshare -Ur setfattr -n user.protfs.class -v none \(target)")
             #expect(!reclass.succeeded && reclass.stderr.contains("Operation not permitted"), "\(target): \(reclass.stderr)")
             #expect(vault.protectionClass(of: target) == "complete", "\(target)")
         }
-        vault.checkScript("team-class-directory.sh", ["reclass", String(user.uid), String(user.gid)])
+        vault.checkScript("mount/team-class-directory.sh", ["reclass", String(user.uid), String(user.gid)])
     }
 }

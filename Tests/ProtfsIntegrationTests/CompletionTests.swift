@@ -17,7 +17,7 @@ struct CompletionTests {
 
     /// What bash offers for the command line `words` (the last word is being completed).
     private static func offered(_ script: String, _ tool: String, _ words: [String]) -> Set<String> {
-        let result = CommandRunner.script("drive-bash-completion.sh", [script, "__\(tool)_complete", tool] + words)
+        let result = CommandRunner.script("commands/drive-bash-completion.sh", [script, "__\(tool)_complete", tool] + words)
         #expect(result.succeeded, "\(words): \(result.stderr)")
         return Set(result.stdout.split(separator: "\n").map(String.init))
     }
@@ -65,7 +65,7 @@ struct CompletionTests {
     /// What zsh's completion system offers for `line` (a TAB typed after it in an interactive
     /// zsh under a pseudo-terminal); anything zsh printed besides fails the expectation.
     private static func zshOffered(_ script: String, _ line: String) -> Set<String> {
-        let result = CommandRunner.run("zsh", ["-f", CommandRunner.scriptPath("drive-zsh-completion.zsh"), script, line])
+        let result = CommandRunner.run("zsh", ["-f", CommandRunner.scriptPath("commands/drive-zsh-completion.zsh"), script, line])
         #expect(result.succeeded && result.stderr.isEmpty, "\(line): \(result.stderr)")
         return Set(result.stdout.split(separator: "\n").map(String.init))
     }

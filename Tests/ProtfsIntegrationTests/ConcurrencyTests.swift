@@ -28,14 +28,14 @@ struct ConcurrencyTests {
         let vault = try TestVault()
         defer { try? vault.unmount() }
         try vault.mount()
-        let writers = run(vault, "one-file-many-writers.py")
+        let writers = run(vault, "concurrency/one-file-many-writers.py")
         #expect(writers.stdout == "writers [0, 0, 0, 0, 0, 0, 0] bad reads []\n", "\(writers.stdout)\(writers.stderr)")
         let expected = "shared ok\nlog ok\n"
-        #expect(run(vault, "one-file-many-writers-check.py").stdout == expected)
+        #expect(run(vault, "concurrency/one-file-many-writers-check.py").stdout == expected)
         expectHealthyDaemon(vault, "one file")
         try vault.unmount()
         try vault.mount()
-        let afterRemount = run(vault, "one-file-many-writers-check.py")
+        let afterRemount = run(vault, "concurrency/one-file-many-writers-check.py")
         #expect(afterRemount.stdout == expected, "after a remount: \(afterRemount.stdout)\(afterRemount.stderr)")
     }
 
@@ -47,12 +47,12 @@ struct ConcurrencyTests {
         defer { try? vault.unmount() }
         try vault.mount()
         let expected = vault.root.path + "/expected"
-        let workers = run(vault, "many-files-at-once.py", [expected])
+        let workers = run(vault, "concurrency/many-files-at-once.py", [expected])
         #expect(workers.stdout == "workers [0, 0, 0]\n", "\(workers.stdout)\(workers.stderr)")
         expectHealthyDaemon(vault, "many files")
         try vault.unmount()
         try vault.mount()
-        let check = run(vault, "many-files-at-once-check.py", [expected])
+        let check = run(vault, "concurrency/many-files-at-once-check.py", [expected])
         #expect(check.stdout == "checked ok\n", "\(check.stdout)\(check.stderr)")
     }
 
@@ -63,12 +63,12 @@ struct ConcurrencyTests {
         let vault = try TestVault()
         defer { try? vault.unmount() }
         try vault.mount()
-        let clients = run(vault, "mapping-beside-writes.py")
+        let clients = run(vault, "concurrency/mapping-beside-writes.py")
         #expect(clients.stdout == "processes [0, 0]\n", "\(clients.stdout)\(clients.stderr)")
         expectHealthyDaemon(vault, "mapping")
         try vault.unmount()
         try vault.mount()
-        let check = run(vault, "mapping-beside-writes-check.py")
+        let check = run(vault, "concurrency/mapping-beside-writes-check.py")
         #expect(check.stdout == "ok 262144\n", "\(check.stdout)\(check.stderr)")
     }
 
@@ -79,7 +79,7 @@ struct ConcurrencyTests {
         let vault = try TestVault()
         defer { try? vault.unmount() }
         try vault.mount(in: .unlocked)
-        let client = run(vault, "lock-cycles-under-load.py", [TestVault.protfsctl, vault.passcodeFile])
+        let client = run(vault, "concurrency/lock-cycles-under-load.py", [TestVault.protfsctl, vault.passcodeFile])
         let expected = """
             none wrote []
             completeUntilFirstUserAuthentication wrote []

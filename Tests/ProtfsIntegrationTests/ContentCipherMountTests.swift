@@ -25,10 +25,10 @@ struct ContentCipherMountTests {
             let set = vault.protfsctl(["class", "set", name, vault.path(name)])
             #expect(set.succeeded, "\(set.stderr)")
         }
-        vault.checkScript("content-cipher-workout.py", classes)
+        vault.checkScript("mount/content-cipher-workout.py", classes)
         try vault.unmount()
 
-        let tamper = CommandRunner.script("flip-byte-of-sized-file.sh", [vault.backing, String(Self.tamperedBackingSize)])
+        let tamper = CommandRunner.script("fsck/flip-byte-of-sized-file.sh", [vault.backing, String(Self.tamperedBackingSize)])
         #expect(tamper.succeeded, "\(tamper.stderr)")
         try vault.mount()
         let read = CommandRunner.run("/bin/cat", [vault.path("complete/to-tamper")])

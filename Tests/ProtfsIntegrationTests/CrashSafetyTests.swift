@@ -16,11 +16,11 @@ struct CrashSafetyTests {
         let work = vault.root.path + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: false)
         for round in 1...3 {
-            let writer = CommandRunner.script("write-and-kill.py", [vault.mountpoint, String(vault.daemonPID), work, String(round)], timeout: 120)
+            let writer = CommandRunner.script("concurrency/write-and-kill.py", [vault.mountpoint, String(vault.daemonPID), work, String(round)], timeout: 120)
             #expect(writer.succeeded && !writer.stdout.contains("PROBLEM"), "round \(round): \(writer.stdout)\(writer.stderr)")
             try vault.reapKilledDaemon()
             try vault.mount()
-            let check = CommandRunner.script("verify-after-crash.py", [vault.mountpoint, work, String(round)], timeout: 120)
+            let check = CommandRunner.script("concurrency/verify-after-crash.py", [vault.mountpoint, work, String(round)], timeout: 120)
             #expect(check.succeeded && check.stdout.hasPrefix("checked;"),
                     "round \(round): \(writer.stdout)\(check.stdout)\(check.stderr)\ndaemon: \(vault.daemonOutput)")
         }

@@ -7,7 +7,7 @@ import Testing
 @Suite("DataProtection: dataprotection-lint")
 struct DataProtectionLintTests {
     private let lint = CommandRunner.builtExecutable("dataprotection-lint")
-    private let fixtures = CommandRunner.scriptPath("lint")
+    private let fixtures = CommandRunner.scriptPath("commands/lint")
 
     @Test func listsEverySilentCallWithItsPlaceAndReplacement() {
         let file = fixtures + "/silent.swift"

@@ -18,7 +18,7 @@ struct DescriptorShareTests {
         // (not the machine's 20,000) a few hundred opens run today's daemon out, not 10,000.
         try vault.mount(options: ["allow_other"], launcher: ["/usr/bin/prlimit", "--nofile=1200:1200", "--"])
         defer { try? vault.unmount() }
-        let result = CommandRunner.script("others-beside-a-descriptor-hog.sh",
+        let result = CommandRunner.script("mount/others-beside-a-descriptor-hog.sh",
                                           [vault.mountpoint, attacker.name, victim.name, TestVault.protfsctl, vault.passcodeFile],
                                           timeout: 300)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")

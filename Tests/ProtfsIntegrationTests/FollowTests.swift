@@ -14,7 +14,7 @@ struct FollowTests {
         defer { try? vault.unmount() }
         let scratch = vault.root.appendingPathComponent("buses")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let result = CommandRunner.run("/usr/bin/python3", [CommandRunner.scriptPath("follow-logind.py"), TestVault.protfsctl,
+        let result = CommandRunner.run("/usr/bin/python3", [CommandRunner.scriptPath("follow/follow-logind.py"), TestVault.protfsctl,
                                                             vault.mountpoint, vault.passcodeFile, scratch.path, scenario] + extra,
                                        timeout: 150)
         #expect(result.succeeded, "\(scenario) (exit \(result.status)):\n\(result.stdout)\(result.stderr)")

@@ -27,7 +27,7 @@ struct FsckTests {
     func populate(_ vault: TestVault) throws {
         try vault.mount()
         defer { try? vault.unmount() }
-        let result = CommandRunner.script("make-fsck-tree.sh", [vault.mountpoint, String(Self.damagedSize)])
+        let result = CommandRunner.script("fsck/make-fsck-tree.sh", [vault.mountpoint, String(Self.damagedSize)])
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
     }
 
@@ -86,7 +86,7 @@ struct FsckTests {
     func tamperedChunkThenRepair() throws {
         let vault = try TestVault()
         try populate(vault)
-        let tamper = CommandRunner.script("flip-byte-of-sized-file.sh", [vault.backing, String(Self.damagedBackingSize)])
+        let tamper = CommandRunner.script("fsck/flip-byte-of-sized-file.sh", [vault.backing, String(Self.damagedBackingSize)])
         #expect(tamper.succeeded, "\(tamper.stdout)\(tamper.stderr)")
 
         expectFsck(vault, status: 8, saying: "damaged: /docs/report.txt: chunk 1 of 13 (plaintext bytes from 4096) fails authentication")
@@ -95,7 +95,7 @@ struct FsckTests {
 
         try vault.mount()
         defer { try? vault.unmount() }
-        let check = CommandRunner.script("fsck-repaired-tree.sh", [vault.mountpoint])
+        let check = CommandRunner.script("fsck/fsck-repaired-tree.sh", [vault.mountpoint])
         #expect(check.succeeded, "\(check.stdout)\(check.stderr)")
     }
 
@@ -107,7 +107,7 @@ struct FsckTests {
         let vault = try TestVault()
         let names = ["docs/link", "top", "long"]
         try vault.mount()
-        let made = CommandRunner.script("format-one-symlinks.sh", ["make", vault.mountpoint])
+        let made = CommandRunner.script("mount/format-one-symlinks.sh", ["make", vault.mountpoint])
         try #require(made.succeeded, "\(made.stdout)\(made.stderr)")
         let targets = try names.map { try Array(Self.readLink(vault.path($0)).utf8) }
         let backing = try vault.backingPaths(of: names)
@@ -118,7 +118,7 @@ struct FsckTests {
         #expect(formatOne.allSatisfy { !$0.hasPrefix("2.") } && formatOne[2].hasPrefix("@"), "\(formatOne), targets of \(targets.map(\.count)) bytes")
 
         try vault.mount()
-        let read = CommandRunner.script("format-one-symlinks.sh", ["verify", vault.mountpoint])
+        let read = CommandRunner.script("mount/format-one-symlinks.sh", ["verify", vault.mountpoint])
         #expect(read.succeeded, "format 1 still reads: \(read.stdout)\(read.stderr)")
         try vault.unmount()
 
@@ -133,7 +133,7 @@ struct FsckTests {
 
         try vault.mount()
         defer { try? vault.unmount() }
-        let resolved = CommandRunner.script("format-one-symlinks.sh", ["verify", vault.mountpoint])
+        let resolved = CommandRunner.script("mount/format-one-symlinks.sh", ["verify", vault.mountpoint])
         #expect(resolved.succeeded, "after the upgrade: \(resolved.stdout)\(resolved.stderr)")
     }
 

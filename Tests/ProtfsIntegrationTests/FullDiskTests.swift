@@ -20,7 +20,7 @@ struct FullDiskTests {
         try vault.initialize()
         try vault.mount()
         defer { try? vault.unmount() }
-        let result = CommandRunner.script("full-disk-tears-nothing.sh", [vault.mountpoint, vault.root.path], timeout: 120)
+        let result = CommandRunner.script("mount/full-disk-tears-nothing.sh", [vault.mountpoint, vault.root.path], timeout: 120)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
         let fill = CommandRunner.shell("head -c 8000000 /dev/zero > '\(vault.path("more"))'")
         #expect(fill.stderr.contains("No space left on device"), "\(fill.stderr)")

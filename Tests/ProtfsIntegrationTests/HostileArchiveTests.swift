@@ -63,7 +63,7 @@ struct HostileArchiveTests {
         let passphraseFile = scratch.root.path + "/backup-passphrase"
         try "a backup passphrase\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
         let archive = scratch.root.path + "/crafted"
-        let made = CommandRunner.script("craft-archive.py", [archive, passphraseFile, craft])
+        let made = CommandRunner.script("backup/craft-archive.py", [archive, passphraseFile, craft])
         try #require(made.succeeded, "\(made.stderr)")
         let result = BackupTests.restore(archive, into: scratch.backing, deviceKey: scratch.deviceKey,
                                          passcodeFile: scratch.passcodeFile, passphraseFile: passphraseFile)
@@ -80,12 +80,12 @@ struct HostileArchiveTests {
     static func plantedArchive(owner: TestUser) throws -> (TestVault, archive: String, passphraseFile: String, record: String) {
         let vault = try TestVault()
         try vault.mount()
-        vault.checkScript("make-set-id-tree.sh")
+        vault.checkScript("backup/make-set-id-tree.sh")
         let added = vault.item("add", ["--service", "restore", "--account", "kept", "--accessible", "afterFirstUnlock"],
                                stdin: secret)
         try #require(added.succeeded, "\(added.stderr)")
         try vault.unmount()
-        let planted = CommandRunner.script("plant-restore-hazards.sh", [vault.backing, owner.name])
+        let planted = CommandRunner.script("backup/plant-restore-hazards.sh", [vault.backing, owner.name])
         try #require(planted.succeeded, "\(planted.stderr)")
         let passphraseFile = vault.root.path + "/backup-passphrase"
         try "a backup passphrase\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)

@@ -19,7 +19,7 @@ struct HostileBackingTests {
         let outside = vault.root.path + "/outside"
         try vault.mount()
         defer { try? vault.unmount() }
-        let made = CommandRunner.script("make-plant-sites.sh", [vault.mountpoint, Self.longName])
+        let made = CommandRunner.script("hostile-backing/make-plant-sites.sh", [vault.mountpoint, Self.longName])
         try #require(made.succeeded, "\(made.stderr)")
         let names = ["symfile", "relsym", "fifo", "device", "hardlink", "symdir", "metadir", Self.longName]
         let backing = Dictionary(uniqueKeysWithValues: zip(names, try vault.backingPaths(of: names)))
@@ -27,15 +27,15 @@ struct HostileBackingTests {
         let dotNames = try ["..", ".", "a/b", "nul\u{0}inside"].map { try keys.storedName(Array($0.utf8)) }
         try vault.unmount()
 
-        let outsideSetup = CommandRunner.script("make-outside-tree.sh", [outside])
+        let outsideSetup = CommandRunner.script("hostile-backing/make-outside-tree.sh", [outside])
         try #require(outsideSetup.succeeded, "\(outsideSetup.stderr)")
         let before = try snapshot(outside)
-        let plant = CommandRunner.script("plant-hostile-objects.sh", [vault.backing, outside] + names.map { backing[$0]! } + dotNames)
+        let plant = CommandRunner.script("hostile-backing/plant-hostile-objects.sh", [vault.backing, outside] + names.map { backing[$0]! } + dotNames)
         try #require(plant.succeeded && plant.stdout == "fifo\ncharacter special file\nsymbolic link\n",
                      "planting: \(plant.stdout)\(plant.stderr) in \(backing)")
 
         try vault.mount()
-        let result = CommandRunner.script("hostile-backing-objects.py", [vault.mountpoint, Self.longName], timeout: 300)
+        let result = CommandRunner.script("requests/hostile-backing-objects.py", [vault.mountpoint, Self.longName], timeout: 300)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
         #expect(vault.daemon?.isRunning == true, "the daemon is gone: \(vault.daemonOutput)")
         try vault.unmount()
@@ -50,14 +50,14 @@ struct HostileBackingTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let made = CommandRunner.script("symlink-copied-targets.sh", ["make", vault.mountpoint])
+        let made = CommandRunner.script("hostile-backing/symlink-copied-targets.sh", ["make", vault.mountpoint])
         try #require(made.succeeded, "\(made.stdout)\(made.stderr)")
         let backing = try vault.backingPaths(of: ["evil", "victim", "d/victim", "longevil", "longvictim", "renamed", "swapped"])
         try vault.unmount()
-        let plant = CommandRunner.script("symlink-copied-targets.sh", ["plant", vault.backing] + backing)
+        let plant = CommandRunner.script("hostile-backing/symlink-copied-targets.sh", ["plant", vault.backing] + backing)
         try #require(plant.succeeded, "\(plant.stdout)\(plant.stderr)")
         try vault.mount()
-        let check = CommandRunner.script("symlink-copied-targets.sh", ["check", vault.mountpoint])
+        let check = CommandRunner.script("hostile-backing/symlink-copied-targets.sh", ["check", vault.mountpoint])
         #expect(check.succeeded, "\(check.stdout)\(check.stderr)\ndaemon: \(vault.daemonOutput)")
         #expect(vault.daemonOutput.contains("symlink target of"), "the damage is logged: \(vault.daemonOutput)")
         #expect(vault.daemon?.isRunning == true, "the daemon is gone: \(vault.daemonOutput)")
@@ -110,7 +110,7 @@ struct HostileBackingTests {
 
     /// Modes, owners, sizes, mtimes, contents and listings of everything under `directory`.
     func snapshot(_ directory: String) throws -> String {
-        let result = CommandRunner.script("snapshot-tree.sh", [directory])
+        let result = CommandRunner.script("hostile-backing/snapshot-tree.sh", [directory])
         guard result.succeeded else { throw TestFailure("cannot snapshot \(directory): \(result.stderr)") }
         return result.stdout
     }

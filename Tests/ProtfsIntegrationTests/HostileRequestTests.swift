@@ -23,26 +23,26 @@ struct HostileRequestTests {
 
     @Test("huge offsets, zero-length I/O, truncation limits and SEEK_DATA/SEEK_HOLE")
     func offsetsAndSizes() throws {
-        try run("huge-offsets-and-sizes.py")
+        try run("requests/huge-offsets-and-sizes.py")
     }
 
     @Test("fallocate in every mode and copy_file_range at odd and huge offsets")
     func fallocateAndCopyRange() throws {
-        try run("fallocate-and-copy-range.py")
+        try run("requests/fallocate-and-copy-range.py")
     }
 
     @Test("O_DIRECT reads and writes at aligned and odd offsets and lengths")
     func directIO() throws {
-        try run("direct-io-offsets.py")
+        try run("requests/direct-io-offsets.py")
     }
 
     @Test("names of 255 bytes and of every byte but '/' and NUL; 256 bytes is ENAMETOOLONG")
     func names() throws {
-        try run("names-of-every-byte.py")
+        try run("requests/names-of-every-byte.py")
     }
 
     @Test("xattrs: sizes 0, too small and too large, names in every namespace, non-UTF-8 names")
     func extendedAttributes() throws {
-        try run("xattr-sizes-and-namespaces.py")
+        try run("requests/xattr-sizes-and-namespaces.py")
     }
 }

@@ -23,7 +23,7 @@ struct IdlePollingTests {
         defer { try? vault.unmount() }
         #expect(holdsRequest(vault.daemonPID))
         // Lookups of names that do not exist, one after another, while the target is sampled.
-        let result = CommandRunner.script("cpu-latency-during-lookups.py", [vault.mountpoint], timeout: 60)
+        let result = CommandRunner.script("requests/cpu-latency-during-lookups.py", [vault.mountpoint], timeout: 60)
         #expect(result.succeeded, "\(result.stderr)")
     }
 

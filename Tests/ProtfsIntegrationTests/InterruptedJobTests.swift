@@ -20,7 +20,7 @@ struct InterruptedJobTests {
         let arguments = ["backup", vault.backing, archives + "/vault.backup", "--device-key", vault.deviceKey,
                          "--passcode-file", vault.passcodeFile, "--backup-passphrase-file", passphrase]
         // Stopped as soon as it reports its first progress: it is writing the archive.
-        let stopped = CommandRunner.script("interrupt-at-progress.sh", [TestVault.protfs] + arguments + ["--json"], timeout: 120)
+        let stopped = CommandRunner.script("backup/interrupt-at-progress.sh", [TestVault.protfs] + arguments + ["--json"], timeout: 120)
         #expect(stopped.stdout.contains("interrupted"), "\(stopped.stdout)\(stopped.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: archives) == [], "debris left")
         let rerun = CommandRunner.run(TestVault.protfs, arguments, timeout: 120)
@@ -39,7 +39,7 @@ struct InterruptedJobTests {
                                        + "for f in $(seq 50); do : > d$d/f$f; done; done", timeout: 300)
         try #require(made.succeeded, "\(made.stderr)")
         let arguments = ["class", "set", "-R", "complete", tree]
-        let stopped = CommandRunner.script("interrupt-at-progress.sh", [TestVault.protfsctl] + arguments + ["--json"], timeout: 300)
+        let stopped = CommandRunner.script("backup/interrupt-at-progress.sh", [TestVault.protfsctl] + arguments + ["--json"], timeout: 300)
         #expect(stopped.succeeded, "\(stopped.stderr)")
         let rerun = vault.protfsctl(arguments, timeout: 300)
         #expect(rerun.succeeded && rerun.stderr.isEmpty, "\(rerun.stderr)")
@@ -55,17 +55,17 @@ struct InterruptedJobTests {
         let vault = try TestVault()
         let fsck = FsckTests()
         try fsck.populate(vault)
-        let tamper = CommandRunner.script("flip-byte-of-sized-file.sh", [vault.backing, String(FsckTests.damagedBackingSize)])
+        let tamper = CommandRunner.script("fsck/flip-byte-of-sized-file.sh", [vault.backing, String(FsckTests.damagedBackingSize)])
         try #require(tamper.succeeded, "\(tamper.stdout)\(tamper.stderr)")
         let arguments = ["fsck", vault.backing, "--device-key", vault.deviceKey, "--passcode-file", vault.passcodeFile, "--repair"]
-        let stopped = CommandRunner.script("interrupt-at-progress.sh", [TestVault.protfs] + arguments + ["--json"], timeout: 120)
+        let stopped = CommandRunner.script("backup/interrupt-at-progress.sh", [TestVault.protfs] + arguments + ["--json"], timeout: 120)
         #expect(stopped.succeeded, "\(stopped.stderr)")
         let rerun = CommandRunner.run(TestVault.protfs, arguments, timeout: 120)
         #expect(rerun.status == 0, "\(rerun.stdout)\(rerun.stderr)")
         fsck.expectFsck(vault, status: 0, saying: "0 damaged")
         try vault.mount()
         defer { try? vault.unmount() }
-        let check = CommandRunner.script("fsck-repaired-tree.sh", [vault.mountpoint])
+        let check = CommandRunner.script("fsck/fsck-repaired-tree.sh", [vault.mountpoint])
         #expect(check.succeeded, "\(check.stdout)\(check.stderr)")
     }
 

@@ -116,7 +116,7 @@ struct IoUringTransportTests {
     func endedWithRequestsInFlight(how: String) throws {
         try withVault(kernelSwitch: true, options: ["io_uring"]) { vault in
             #expect(ringCompletions(of: vault.daemonPID) != nil, "\(vault.daemonOutput)")
-            let ended = CommandRunner.script("unmount-during-requests.sh", [vault.mountpoint, String(vault.daemonPID), how], timeout: 60)
+            let ended = CommandRunner.script("requests/unmount-during-requests.sh", [vault.mountpoint, String(vault.daemonPID), how], timeout: 60)
             #expect(ended.stdout == "ended\n", "\(ended.stdout)\(ended.stderr)\ndaemon: \(vault.daemonOutput)")
             #expect(!TestVault.isMounted(vault.mountpoint))
         }

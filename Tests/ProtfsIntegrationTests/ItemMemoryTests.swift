@@ -18,7 +18,7 @@ struct ItemMemoryTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let result = CommandRunner.script("item-memory-attack.py", [TestVault.protfsctl, vault.mountpoint, String(attacker.uid),
+        let result = CommandRunner.script("memory/item-memory-attack.py", [TestVault.protfsctl, vault.mountpoint, String(attacker.uid),
                                                                     String(attacker.gid), String(vault.daemonPID), "120", "6"],
                                           timeout: 600)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")

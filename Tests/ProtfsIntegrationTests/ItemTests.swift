@@ -222,7 +222,7 @@ struct ItemTests {
                 let reset = vault.item("update", ["--service", "crash", "--account", "updated", "--secret-file", oldFile])
                 try #require(reset.succeeded, "\(reset.stderr)")
             }
-            let kill = CommandRunner.script("item-update-kill.sh", [TestVault.protfsctl, vault.mountpoint, String(pid), verb,
+            let kill = CommandRunner.script("commands/item-update-kill.sh", [TestVault.protfsctl, vault.mountpoint, String(pid), verb,
                                                                     account, newFile, delay])
             try #require(kill.succeeded, "\(kill.stderr)")
             try vault.unmount()

@@ -83,7 +83,7 @@ struct ListTests {
     func emptyList() throws {
         // A private mount namespace whose /proc/self/mountinfo has no protfs mount: the
         // other tests' mounts are unmounted there.
-        let result = CommandRunner.script("list-without-mounts.sh", [TestVault.protfsctl], timeout: 30)
+        let result = CommandRunner.script("commands/list-without-mounts.sh", [TestVault.protfsctl], timeout: 30)
         #expect(result.succeeded, "\(result.stderr)")
         #expect(result.stdout == "[]\nMOUNTPOINT  STATE  OWNER  MAY LOCK  BACKING\n", "\(result.stdout)")
     }

@@ -26,7 +26,7 @@ struct LockTransitionTests {
         let vault = try TestVault()
         defer { try? vault.unmount() }
         try vault.mount(in: .unlocked, grace: kind == .now ? 600 : 2) { try vault.makeClassDirectories(holding: ["f": "complete\n"]) }
-        let client = runClient(vault, "complete-handle-across-lock.py", [vault.path("d-complete/f"), kind.rawValue, access.rawValue])
+        let client = runClient(vault, "lock/complete-handle-across-lock.py", [vault.path("d-complete/f"), kind.rawValue, access.rawValue])
         let expected = ["read before ok", "write before ok"] + (kind == .graceEnds ? ["read in the grace ok"] : [])
             + ["state locked", "read after EACCES", "write after EACCES", "fsync after ok", "close ok", "open anew EACCES"]
         #expect(client.stdout.split(separator: "\n").map(String.init) == expected, "\(client.stdout)\(client.stderr)")
@@ -43,7 +43,7 @@ struct LockTransitionTests {
         }
         // The child maps, dirties and later touches the mapping; the parent locks in between
         // and reports how the child ended.
-        let client = runClient(vault, "mapping-across-lock.py", [vault.path("d-complete/mapped")])
+        let client = runClient(vault, "lock/mapping-across-lock.py", [vault.path("d-complete/mapped")])
         #expect(client.stdout == "touch after the lock SIGBUS\n", "\(client.stdout)\(client.stderr)")
         try vault.unlock()
         let read = vault.shell("head -c 19 d-complete/mapped; stat -c %s d-complete/mapped")
@@ -57,13 +57,13 @@ struct LockTransitionTests {
         try vault.mount(in: .unlocked, grace: 2) {
             try vault.makeClassDirectories(holding: ["records": "", "mapped": String(repeating: ".", count: 4096)])
         }
-        let client = runClient(vault, "writes-through-the-grace.py", [vault.path("d-complete/records"), vault.path("d-complete/mapped")])
+        let client = runClient(vault, "lock/writes-through-the-grace.py", [vault.path("d-complete/records"), vault.path("d-complete/mapped")])
         #expect(client.stdout == "state locking\nwrites stopped by EACCES\nstate locked\nclose ok ok\n", "\(client.stdout)\(client.stderr)")
         let written = client.stderr.split(separator: "\n").last.flatMap { $0.hasPrefix("written ") ? Int($0.dropFirst(8)) : nil }
         let count = try #require(written, "\(client.stderr)")
         #expect(count > 0)
         try vault.unlock()
-        let check = CommandRunner.script("records-intact.py", [vault.path("d-complete/records"), String(count)])
+        let check = CommandRunner.script("lock/records-intact.py", [vault.path("d-complete/records"), String(count)])
         #expect(check.stdout == "size \(count) records, damaged []\n", "\(check.stdout)\(check.stderr)")
         #expect(vault.shell("head -c 21 d-complete/mapped").stdout == "dirtied in the grace\n")
     }
@@ -76,7 +76,7 @@ struct LockTransitionTests {
             let zeros = String(repeating: "\0", count: 16 * 4096)
             try vault.makeClassDirectories(holding: Dictionary(uniqueKeysWithValues: (0..<8).map { ("t\($0)", zeros) }))
         }
-        let client = runClient(vault, "threads-through-the-lock.py", [vault.path("d-complete"), vault.passcodeFile])
+        let client = runClient(vault, "lock/threads-through-the-lock.py", [vault.path("d-complete"), vault.passcodeFile])
         #expect(client.stdout == "threads ended by EACCES\nstate locked\nclose ok\nstate unlocked\ndamaged []\n",
                 "\(client.stdout)\(client.stderr)")
         #expect(vault.daemon?.isRunning == true && TestVault.isMounted(vault.mountpoint), "the daemon stays up: \(vault.daemonOutput)")

@@ -12,7 +12,7 @@ import Testing
 struct ManyAttributesTests {
     @discardableResult
     func script(_ vault: TestVault, _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) -> CommandResult {
-        let result = CommandRunner.script("many-xattrs.py", [vault.mountpoint] + arguments, timeout: 300)
+        let result = CommandRunner.script("backup/many-xattrs.py", [vault.mountpoint] + arguments, timeout: 300)
         #expect(result.succeeded, "\(arguments): \(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)",
                 sourceLocation: sourceLocation)
         return result
@@ -51,7 +51,7 @@ struct ManyAttributesTests {
         let vault = try TestVault()
         let plain = vault.root.path + "/plain"
         #expect(FileManager.default.createFile(atPath: plain, contents: nil))
-        let backing = CommandRunner.script("many-xattrs.py", [vault.root.path, "fill", "plain"], timeout: 300)
+        let backing = CommandRunner.script("backup/many-xattrs.py", [vault.root.path, "fill", "plain"], timeout: 300)
         try #require(backing.succeeded, "\(backing.stdout)\(backing.stderr)")
         try vault.mount()
         defer { try? vault.unmount() }

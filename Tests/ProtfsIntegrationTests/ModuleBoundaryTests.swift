@@ -75,4 +75,22 @@ struct ModuleBoundaryTests {
         }
         #expect(Self.reach(of: "protfs", in: dependencies).contains("ProtfsTPM"), "the manifest parse missed protfs' TPM")
     }
+
+    @Test("the io_uring transport is a target of its own that only the daemon links; the FUSE adapter links no io_uring")
+    func ioUringStaysApart() throws {
+        let dependencies = try Self.packageDependencies()
+        for target in ["ProtfsFuse", "ProtfsCore", "ProtfsControl", "ProtfsLog", "protfsctl", "DataProtection"] {
+            let reached = Self.reach(of: target, in: dependencies)
+            #expect(!reached.contains("ProtfsFuseUring") && !reached.contains("CProtfsUring"), "\(target) links io_uring: \(reached.sorted())")
+        }
+        #expect(Self.reach(of: "protfs", in: dependencies).contains("ProtfsFuseUring"), "the manifest parse missed protfs' io_uring transport")
+    }
+
+    @Test("the daemon's log sits below the FUSE adapter: it links only the domain and the C shim")
+    func logStaysLow() throws {
+        let dependencies = try Self.packageDependencies()
+        #expect(Self.reach(of: "ProtfsLog", in: dependencies) == ["CProtfsSys", "ProtfsDomain"],
+                "ProtfsLog links more than the domain and the C shim")
+        #expect(Self.reach(of: "ProtfsFuse", in: dependencies).contains("ProtfsLog"), "the manifest parse missed the adapter's log")
+    }
 }

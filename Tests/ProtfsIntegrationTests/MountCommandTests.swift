@@ -176,7 +176,7 @@ struct MountCommandTests {
     func concurrentReadsAfterMount() throws {
         let vault = try TestVault()
         defer { stopDaemons(of: vault) }
-        let script = CommandRunner.packageRoot.path + "/Tests/ProtfsIntegrationTests/Scripts/read-concurrently.sh"
+        let script = CommandRunner.packageRoot.path + "/Tests/ProtfsIntegrationTests/Scripts/concurrency/read-concurrently.sh"
         for round in 0 ..< 4 {
             let started = mount(vault)
             try #require(started.succeeded, "round \(round): \(started.stderr)")

@@ -26,7 +26,7 @@ struct MountTests {
         try vault.mount(launcher: ["/usr/bin/prlimit", "--nofile=1200:1200", "--"])
         defer { try? vault.unmount() }
         let directory = vault.path("many")
-        let result = CommandRunner.script("many-files.sh", [directory], timeout: 300)
+        let result = CommandRunner.script("mount/many-files.sh", [directory], timeout: 300)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory))
     }
@@ -35,7 +35,7 @@ struct MountTests {
     func listingsWithAndWithoutAttributes() throws {
         let vault = try TestVault()
         try vault.mount()
-        let make = CommandRunner.script("make-listing-tree.sh", [vault.mountpoint], timeout: 120)
+        let make = CommandRunner.script("mount/make-listing-tree.sh", [vault.mountpoint], timeout: 120)
         #expect(make.succeeded, "\(make.stderr)")
         // A fresh mount: the kernel has cached nothing, every entry comes from a listing.
         try vault.unmount()
@@ -48,7 +48,7 @@ struct MountTests {
         #expect(found.stdout.split(separator: "\n").count == 1 + 5 + 15 + 200 + 1, "\(found.stdout)\(found.stderr)")
         // One descriptor per node: the 5 subdirectories and `top`, not the 216 other entries.
         #expect(descriptors() - before < 50, "find made \(descriptors() - before) nodes")
-        let checked = CommandRunner.script("listing-tree-attributes.sh", [vault.mountpoint])
+        let checked = CommandRunner.script("mount/listing-tree-attributes.sh", [vault.mountpoint])
         #expect(checked.succeeded, "\(checked.stdout)\(checked.stderr)")
     }
 
@@ -57,7 +57,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.checkScript("listing-after-create.sh")
+        vault.checkScript("mount/listing-after-create.sh")
     }
 
     @Test("tar and rsync -aHX round trips keep contents, links and xattrs")
@@ -66,7 +66,7 @@ struct MountTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let source = vault.root.appendingPathComponent("source").path
-        let result = CommandRunner.script("tar-and-rsync.sh", [source, vault.mountpoint, vault.root.path], timeout: 300)
+        let result = CommandRunner.script("mount/tar-and-rsync.sh", [source, vault.mountpoint, vault.root.path], timeout: 300)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
     }
 
@@ -75,7 +75,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.checkScript("hard-links-symlinks-fifos-renames.sh")
+        vault.checkScript("mount/hard-links-symlinks-fifos-renames.sh")
     }
 
     @Test("a renamed or exchanged symlink keeps its target, owner, times and inode; hard links of symlinks are refused")
@@ -83,7 +83,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let result = CommandRunner.script("symlink-renames.sh", [vault.mountpoint], timeout: 60)
+        let result = CommandRunner.script("mount/symlink-renames.sh", [vault.mountpoint], timeout: 60)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)\ndaemon: \(vault.daemonOutput)")
         let symlinks = vault.shell("find \(vault.mountpoint) -type l | wc -l").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let blobs = try FileManager.default.contentsOfDirectory(atPath: vault.backing + "/protfs.links")
@@ -96,7 +96,7 @@ struct MountTests {
     func olderSymlinkRenames() throws {
         let vault = try TestVault()
         try vault.mount()
-        let made = CommandRunner.script("format-one-symlinks.sh", ["make", vault.mountpoint])
+        let made = CommandRunner.script("mount/format-one-symlinks.sh", ["make", vault.mountpoint])
         try #require(made.succeeded, "\(made.stdout)\(made.stderr)")
         let names = ["docs/link", "top", "long"]
         let targets = try names.map { try Array(FsckTests.readLink(vault.path($0)).utf8) }
@@ -106,7 +106,7 @@ struct MountTests {
         for (path, target) in zip(backing, targets) { try keys.rewriteInFormatOne(symlink: path, target: target) }
         try vault.mount()
         defer { try? vault.unmount() }
-        let renamed = CommandRunner.script("format-one-symlinks.sh", ["rename", vault.mountpoint])
+        let renamed = CommandRunner.script("mount/format-one-symlinks.sh", ["rename", vault.mountpoint])
         #expect(renamed.succeeded, "\(renamed.stdout)\(renamed.stderr)\ndaemon: \(vault.daemonOutput)")
         let moved = try vault.backingPaths(of: ["docs/old/link", "top", "long"]).map { try FsckTests.readLink(vault.backing + "/" + $0) }
         #expect(moved.allSatisfy { $0.hasPrefix("3.@") }, "\(moved)")
@@ -119,7 +119,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.checkScript("extended-attributes.sh", timeout: 60)
+        vault.checkScript("mount/extended-attributes.sh", timeout: 60)
     }
 
     /// A daemon without the capability to override permissions (root's, here, dropped) may not
@@ -130,7 +130,7 @@ struct MountTests {
         let vault = try TestVault()
         try vault.mount(launcher: ["/usr/bin/setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"])
         defer { try? vault.unmount() }
-        vault.checkScript("xattrs-on-unreadable-directories.sh", timeout: 60)
+        vault.checkScript("mount/xattrs-on-unreadable-directories.sh", timeout: 60)
     }
 
     @Test("the backing directory holds no plaintext name, content, xattr or symlink target")
@@ -139,7 +139,7 @@ struct MountTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let marker = "pfsmarker\(UUID().uuidString.prefix(8))"
-        vault.checkScript("nothing-in-the-clear.sh", [vault.backing, marker], timeout: 60)
+        vault.checkScript("mount/nothing-in-the-clear.sh", [vault.backing, marker], timeout: 60)
     }
 
     @Test("a tampered chunk is EIO for that file only; the mount and other files go on")
@@ -183,7 +183,7 @@ struct MountTests {
         #expect(setup.succeeded)
         try vault.unmount()
         // Backing objects by size: "a" is the smaller one.
-        let tamper = CommandRunner.script("swap-class-hints.sh", [vault.backing])
+        let tamper = CommandRunner.script("mount/swap-class-hints.sh", [vault.backing])
         #expect(tamper.succeeded, "\(tamper.stderr)")
         try vault.mount()
         defer { try? vault.unmount() }

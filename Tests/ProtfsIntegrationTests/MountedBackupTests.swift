@@ -17,13 +17,13 @@ struct MountedBackupTests {
         let vault = try TestVault()
         vault.daemonEnvironment = ["PROTFS_TEST_BACKUP_PIECE_DELAY": pieceDelay]
         try vault.mount()
-        vault.checkScript("make-backup-tree.sh", [BackupTests.marker])
+        vault.checkScript("backup/make-backup-tree.sh", [BackupTests.marker])
         for accessible in BackupTests.accessibilities {
             let added = vault.item("add", ["--service", "backup", "--account", accessible, "--accessible", accessible],
                                    stdin: "\(BackupTests.marker) secret \(accessible)")
             try #require(added.succeeded, "\(added.stderr)")
         }
-        let made = CommandRunner.script("rewrite-versions.py", ["make", vault.path("versions")])
+        let made = CommandRunner.script("backup/rewrite-versions.py", ["make", vault.path("versions")])
         try #require(made.succeeded, "\(made.stderr)")
         let passphraseFile = vault.root.path + "/backup-passphrase"
         try "a backup passphrase\n".write(toFile: passphraseFile, atomically: true, encoding: .utf8)
@@ -42,7 +42,7 @@ struct MountedBackupTests {
         defer { try? vault.unmount() }
         let stop = vault.root.path + "/stop-writing"
         let writers = try ["in-place", "replaced", "moved"].map { kind in
-            try Background("python3", [CommandRunner.scriptPath("rewrite-versions.py"), "run", vault.path("versions"), stop, kind])
+            try Background("python3", [CommandRunner.scriptPath("backup/rewrite-versions.py"), "run", vault.path("versions"), stop, kind])
         }
         defer { writers.forEach { $0.stop() } }
         usleep(300_000)
@@ -65,9 +65,9 @@ struct MountedBackupTests {
 
         let restored = try BackupTests.restoredElsewhere(archive, passphraseFile: passphraseFile)
         defer { try? restored.unmount() }
-        let compared = CommandRunner.script("compare-trees.py", [vault.mountpoint, restored.mountpoint, "versions"])
+        let compared = CommandRunner.script("backup/compare-trees.py", [vault.mountpoint, restored.mountpoint, "versions"])
         #expect(compared.succeeded, "\(compared.stdout)\(compared.stderr)")
-        let whole = CommandRunner.script("rewrite-versions.py", ["check", restored.path("versions")])
+        let whole = CommandRunner.script("backup/rewrite-versions.py", ["check", restored.path("versions")])
         #expect(whole.succeeded, "\(whole.stdout)\(whole.stderr)")
         for protectionClass in ["none", "completeUntilFirstUserAuthentication", "completeUnlessOpen", "complete"] {
             #expect(restored.protectionClass(of: "versions/\(protectionClass)/in-place") == protectionClass)

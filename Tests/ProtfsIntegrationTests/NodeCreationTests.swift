@@ -10,7 +10,7 @@ struct NodeCreationTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let daemon = try #require(vault.daemon).processIdentifier
-        vault.check("python3 '\(CommandRunner.scriptPath("mknod-releases-files.py"))' \(daemon) '\(vault.backing)'")
+        vault.check("python3 '\(CommandRunner.scriptPath("mount/mknod-releases-files.py"))' \(daemon) '\(vault.backing)'")
     }
 
     @Test("files, mknod files, FIFOs, sockets and directories get the mode asked less the caller's umask, whatever the daemon's")
@@ -19,6 +19,6 @@ struct NodeCreationTests {
         // The daemon's own umask as strict as it gets: none of it may show.
         try vault.mount(launcher: ["/bin/sh", "-c", "umask 077 && exec \"$@\"", "sh"])
         defer { try? vault.unmount() }
-        vault.check("python3 '\(CommandRunner.scriptPath("creation-modes.py"))'")
+        vault.check("python3 '\(CommandRunner.scriptPath("mount/creation-modes.py"))'")
     }
 }

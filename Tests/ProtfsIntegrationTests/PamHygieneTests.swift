@@ -19,7 +19,7 @@ struct PamHygieneTests {
         let stop = stack.root + "/stop-scanning"
         let scanner = Process()
         scanner.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        scanner.arguments = ["python3", CommandRunner.scriptPath("scan-proc-for-secret.py"), stop]
+        scanner.arguments = ["python3", CommandRunner.scriptPath("pam/scan-proc-for-secret.py"), stop]
         let input = Pipe(), output = Pipe()
         scanner.standardInput = input
         scanner.standardOutput = output

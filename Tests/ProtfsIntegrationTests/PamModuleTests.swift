@@ -134,7 +134,7 @@ struct PamModuleTests {
         let impostor = Process()
         impostor.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         impostor.arguments = ["--reuid=\(other.uid)", "--regid=\(other.gid)", "--clear-groups", "/usr/bin/python3",
-                              CommandRunner.scriptPath("impostor-daemon.py"), runtime + "/" + name, capture]
+                              CommandRunner.scriptPath("pam/impostor-daemon.py"), runtime + "/" + name, capture]
         chmod(runtime, 0o777)
         chmod(stack.root, 0o777)
         try impostor.run()

@@ -22,8 +22,8 @@ enum PamModule {
 }
 
 /// A PAM service in /etc/pam.d/ stacked as Debian's common-* files are, with the freshly
-/// built pam_protfs last in each stage (`Scripts/pam-service.template`), its own
-/// configuration file, and its own syslog (`Scripts/with-private-syslog.sh`); removed at
+/// built pam_protfs last in each stage (`Scripts/pam/pam-service.template`), its own
+/// configuration file, and its own syslog (`Scripts/pam/with-private-syslog.sh`); removed at
 /// deinit.
 final class PamStack {
     let service = "pfpam-test-\(UUID().uuidString.prefix(8).lowercased())"
@@ -39,7 +39,7 @@ final class PamStack {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try (lines.joined(separator: "\n") + "\n").write(toFile: configuration, atomically: true, encoding: .utf8)
         chmod(configuration, 0o644)
-        let template = try String(contentsOfFile: CommandRunner.scriptPath("pam-service.template"), encoding: .utf8)
+        let template = try String(contentsOfFile: CommandRunner.scriptPath("pam/pam-service.template"), encoding: .utf8)
         let filled = template.replacingOccurrences(of: "@MODULE@", with: try PamModule.path())
             .replacingOccurrences(of: "@OPTIONS@", with: (["config=\(configuration)"] + options).joined(separator: " "))
             .replacingOccurrences(of: "@SESSION_TAIL@", with: (sessionTail + (holdsSessions ? [holdingLine] : [])).joined(separator: "\n"))
@@ -52,19 +52,19 @@ final class PamStack {
     @discardableResult
     func pamtester(_ user: TestUser, _ operations: [String], input: String = "", realUser: TestUser? = nil,
                    wrapper: [String] = [], timeout: TimeInterval = 60) -> CommandResult {
-        let asUser = realUser.map { ["python3", CommandRunner.scriptPath("as-user-with-root.py"), String($0.uid)] } ?? []
+        let asUser = realUser.map { ["python3", CommandRunner.scriptPath("pam/as-user-with-root.py"), String($0.uid)] } ?? []
         return CommandRunner.run("/bin/bash", pamtesterArguments(user, operations, prefix: asUser + wrapper), stdin: input,
                                  timeout: timeout)
     }
 
     private func pamtesterArguments(_ user: TestUser, _ operations: [String], prefix: [String] = []) -> [String] {
-        [CommandRunner.scriptPath("with-private-syslog.sh"), logPath] + prefix + ["pamtester", "-v", service, user.name]
+        [CommandRunner.scriptPath("pam/with-private-syslog.sh"), logPath] + prefix + ["pamtester", "-v", service, user.name]
             + operations
     }
 
-    /// The session line that keeps the next session opened open (`Scripts/hold-pam-session.sh`).
+    /// The session line that keeps the next session opened open (`Scripts/pam/hold-pam-session.sh`).
     private var holdingLine: String {
-        "session\toptional\t\t\tpam_exec.so quiet type=open_session /bin/sh \(CommandRunner.scriptPath("hold-pam-session.sh")) \(root)"
+        "session\toptional\t\t\tpam_exec.so quiet type=open_session /bin/sh \(CommandRunner.scriptPath("pam/hold-pam-session.sh")) \(root)"
     }
 
     /// One login whose session stays open, as a login's does while the user works: `pamtester`

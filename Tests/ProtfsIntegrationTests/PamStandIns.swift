@@ -45,13 +45,13 @@ final class SocketAside {
     deinit { restore() }
 }
 
-/// `Scripts/hostile-daemon.py` serving `socket` in `mode`, as `user` (nil: root); killed at
+/// `Scripts/pam/hostile-daemon.py` serving `socket` in `mode`, as `user` (nil: root); killed at
 /// deinit.
 final class StandInDaemon {
     private let process = Process()
 
     init(socket: String, mode: String, as user: TestUser? = nil, capture: String? = nil) throws {
-        let script = [CommandRunner.scriptPath("hostile-daemon.py"), socket, mode] + (capture.map { [$0] } ?? [])
+        let script = [CommandRunner.scriptPath("pam/hostile-daemon.py"), socket, mode] + (capture.map { [$0] } ?? [])
         if let user {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "/usr/bin/python3"] + script
@@ -70,7 +70,7 @@ final class StandInDaemon {
     }
 }
 
-/// FUSE mounts nobody answers (`Scripts/unanswered-fuse-mounts.py`), made as `user`'s
+/// FUSE mounts nobody answers (`Scripts/pam/unanswered-fuse-mounts.py`), made as `user`'s
 /// fusermount3 would make them: decoys in the mount table, or a mount that hangs whoever
 /// looks inside. Ended (ENOTCONN for anyone waiting) and detached at deinit, or ended by
 /// themselves after `seconds`.
@@ -82,7 +82,7 @@ final class UnansweredFuseMounts {
     init(by user: TestUser, mountpoints: [String], seconds: Int = 300) throws {
         self.mountpoints = mountpoints
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [CommandRunner.scriptPath("unanswered-fuse-mounts.py"), String(user.uid), String(user.gid),
+        process.arguments = [CommandRunner.scriptPath("pam/unanswered-fuse-mounts.py"), String(user.uid), String(user.gid),
                              String(seconds)] + mountpoints
         let output = Pipe()
         process.standardOutput = output

@@ -19,7 +19,7 @@ struct PasscodeSourceTests {
     func passcodeCommand() throws {
         let vault = try TestVault()
         let record = vault.root.path + "/record"
-        let command = "\(CommandRunner.scriptPath("passcode-command.sh")) \(record) \(vault.passcodeFile)"
+        let command = "\(CommandRunner.scriptPath("commands/passcode-command.sh")) \(record) \(vault.passcodeFile)"
         try vault.mount(passcode: false, options: ["passcode_command=\(command)"])
         defer { try? vault.unmount() }
         #expect(Self.state(vault) == "unlocked", "\(vault.daemonOutput)")
@@ -66,7 +66,7 @@ struct PasscodeSourceTests {
         let watching = passcodeFile + ".agent-watching"
         try? FileManager.default.removeItem(atPath: watching)
         agent.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        agent.arguments = [CommandRunner.scriptPath("password-agent.py"), id, passcodeFile, "30", watching]
+        agent.arguments = [CommandRunner.scriptPath("commands/password-agent.py"), id, passcodeFile, "30", watching]
         agent.standardOutput = Pipe()
         try agent.run()
         let deadline = Date().addingTimeInterval(10)

@@ -10,7 +10,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.checkScript("sparse-files.sh")
+        vault.checkScript("mount/sparse-files.sh")
     }
 
     @Test("O_APPEND from several writers, O_DIRECT, and a shared writable mmap")
@@ -18,7 +18,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.checkScript("appends-direct-io-and-mmap.sh")
+        vault.checkScript("mount/appends-direct-io-and-mmap.sh")
         try vault.unmount()
         try vault.mount()
         vault.check("""
@@ -31,7 +31,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.check("python3 '\(CommandRunner.scriptPath("direct-io-mmap.py"))'")
+        vault.check("python3 '\(CommandRunner.scriptPath("mount/direct-io-mmap.py"))'")
     }
 
     /// A buffered read racing a direct write may fill the page cache with the old bytes after
@@ -42,7 +42,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.checkScript("direct-writes-beside-buffered-readers.py", ["5"], timeout: 90)
+        vault.checkScript("mount/direct-writes-beside-buffered-readers.py", ["5"], timeout: 90)
     }
 
     @Test("name_to_handle_at is refused with EOPNOTSUPP, not answered with handles that go stale")
@@ -50,7 +50,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.check("python3 '\(CommandRunner.scriptPath("file-handles.py"))'")
+        vault.check("python3 '\(CommandRunner.scriptPath("mount/file-handles.py"))'")
     }
 
     @Test("modes, owners, set-group-ID directories, sticky bits and nanosecond times, at once")
@@ -58,7 +58,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        vault.checkScript("modes-owners-and-times.sh")
+        vault.checkScript("mount/modes-owners-and-times.sh")
     }
 
 
@@ -66,9 +66,9 @@ struct PosixSemanticsTests {
           arguments: ["ENOSYS", "EPERM"])
     func modesWithoutFchmodat2(answer: String) throws {
         let vault = try TestVault()
-        try vault.mount(launcher: ["/usr/bin/python3", CommandRunner.scriptPath("refuse-fchmodat2.py"), answer])
+        try vault.mount(launcher: ["/usr/bin/python3", CommandRunner.scriptPath("mount/refuse-fchmodat2.py"), answer])
         defer { try? vault.unmount() }
-        vault.checkScript("modes-without-fchmodat2.sh")
+        vault.checkScript("mount/modes-without-fchmodat2.sh")
     }
 
     @Test("a write by a user without CAP_FSETID drops set-ID bits, through the page cache, write-only and with O_DIRECT; root's keeps them")
@@ -78,7 +78,7 @@ struct PosixSemanticsTests {
         defer { try? vault.unmount() }
         // Write-only and O_DIRECT descriptors get direct I/O, where the kernel leaves the bits
         // to the daemon; a read-write one writes through the page cache.
-        vault.checkScript("set-id-bits-on-write.sh")
+        vault.checkScript("mount/set-id-bits-on-write.sh")
     }
 
     @Test("set-ID bits after writes, truncates and fallocates by users in and out of the file's group, as ext4 drops them")
@@ -86,7 +86,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        vault.check("python3 '\(CommandRunner.scriptPath("set-id-drops.py"))'")
+        vault.check("python3 '\(CommandRunner.scriptPath("mount/set-id-drops.py"))'")
     }
 
     @Test("access times as Linux keeps them under relatime (the default), noatime and nodiratime",
@@ -95,7 +95,7 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount(options: rule == "relatime" ? [] : [rule])
         defer { try? vault.unmount() }
-        vault.check("python3 '\(CommandRunner.scriptPath("access-times.py"))' \(rule)")
+        vault.check("python3 '\(CommandRunner.scriptPath("mount/access-times.py"))' \(rule)")
     }
 
     @Test("O_DIRECT and write-only writes replace what other descriptors have in the page cache")
@@ -105,7 +105,7 @@ struct PosixSemanticsTests {
         defer { try? vault.unmount() }
         // Both kinds of descriptor bypass the page cache; pages that readers cached before
         // must not outlive the write, whether the reader keeps its descriptor or opens again.
-        vault.checkScript("direct-writes-replace-cached-pages.py")
+        vault.checkScript("mount/direct-writes-replace-cached-pages.py")
     }
 
     @Test("write-only descriptors (direct I/O) take data from sendfile, splice from a pipe and copy_file_range")
@@ -114,7 +114,7 @@ struct PosixSemanticsTests {
         try vault.mount()
         defer { try? vault.unmount() }
         // The kernel hands these writes over as its own pages, not a user buffer.
-        vault.checkScript("kernel-copies-into-write-only-files.sh")
+        vault.checkScript("mount/kernel-copies-into-write-only-files.sh")
     }
 
     @Test("SQLite in WAL and rollback-journal modes")
@@ -122,6 +122,6 @@ struct PosixSemanticsTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        vault.checkScript("sqlite-journal-modes.sh", timeout: 300)
+        vault.checkScript("sqlite/sqlite-journal-modes.sh", timeout: 300)
     }
 }

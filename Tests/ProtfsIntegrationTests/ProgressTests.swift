@@ -32,7 +32,7 @@ struct ProgressTests {
     func jsonProgress() throws {
         let vault = try TestVault()
         try vault.mount()
-        let made = CommandRunner.script("make-progress-tree.sh", [vault.path("t")], timeout: 600)
+        let made = CommandRunner.script("backup/make-progress-tree.sh", [vault.path("t")], timeout: 600)
         try #require(made.succeeded, "\(made.stderr)")
 
         let quiet = vault.protfsctl(["class", "set", "-R", "complete", vault.path("t")], timeout: 300)

@@ -29,7 +29,7 @@ struct RequestLoopTests {
         defer { try? vault.unmount() }
         // Runs first: a backing store left frozen would hold up the daemon's exit.
         defer { _ = CommandRunner.run("fsfreeze", ["-u", fs]) }
-        let result = CommandRunner.script("held-write.py", [vault.mountpoint, fs], timeout: 90)
+        let result = CommandRunner.script("requests/held-write.py", [vault.mountpoint, fs], timeout: 90)
         #expect(result.stdout == "held ['held'] written True\n", "\(result.stdout)\(result.stderr)")
     }
 }

@@ -2,12 +2,12 @@ import Foundation
 import Testing
 
 /// Requests the kernel can answer from what it keeps, counted as the kernel sends them
-/// (`Scripts/count-requests.sh`): a saved round trip never reaches the daemon.
+/// (`Scripts/requests/count-requests.sh`): a saved round trip never reaches the daemon.
 @Suite("Round trips the kernel saves")
 struct RoundTripTests {
     /// How many requests of `opcode` the kernel sent to the vault while `script` ran in it.
     func requests(_ opcode: String, in vault: TestVault, during script: String) throws -> Int {
-        let result = CommandRunner.script("count-requests.sh", [vault.mountpoint, opcode, "/bin/bash", "-ec",
+        let result = CommandRunner.script("requests/count-requests.sh", [vault.mountpoint, opcode, "/bin/bash", "-ec",
                                                                 "cd '\(vault.mountpoint)'\n" + script])
         guard result.succeeded, let count = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw TestFailure("count-requests.sh: \(result.stdout)\(result.stderr)")

@@ -37,7 +37,7 @@ struct RuntimeListenerTests {
             let listener = Process()
             listener.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             listener.arguments = ["--reuid=\(user.uid)", "--regid=\(user.gid)", "--clear-groups", "/usr/bin/python3",
-                                  CommandRunner.scriptPath("impostor-daemon.py"), socket, capture]
+                                  CommandRunner.scriptPath("pam/impostor-daemon.py"), socket, capture]
             try listener.run()
             for _ in 0..<200 where access(socket, F_OK) != 0 { usleep(50_000) }
             return listener

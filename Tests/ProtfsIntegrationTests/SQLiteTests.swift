@@ -11,7 +11,7 @@ struct SQLiteTests {
                      kill victim: Victim) throws {
         let writer = Process()
         writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        writer.arguments = ["python3", CommandRunner.scriptPath("sqlite-ledger-workload.py"), database, mode, String(seed)]
+        writer.arguments = ["python3", CommandRunner.scriptPath("sqlite/sqlite-ledger-workload.py"), database, mode, String(seed)]
         let output = Pipe()
         writer.standardOutput = output
         writer.standardError = FileHandle.nullDevice
@@ -43,7 +43,7 @@ struct SQLiteTests {
         let database = vault.path("db-\(mode)")
         for (round, victim) in [Victim.writer, .daemon, .writer, .daemon].enumerated() {
             try runWorkload(vault, database: database, mode: mode, seed: round, seconds: 0.4 + 0.3 * Double(round % 2), kill: victim)
-            let result = CommandRunner.script("sqlite-ledger-check.py", [database])
+            let result = CommandRunner.script("sqlite/sqlite-ledger-check.py", [database])
             #expect(result.stdout == "integrity ok\ntotal 50000 ledger mismatches 0\n",
                     "\(mode), round \(round) (\(victim.rawValue) killed): \(result.stdout)\(result.stderr)")
         }
@@ -62,7 +62,7 @@ struct SQLiteTests {
         defer { try? vault.unmount() }
         try vault.mount(in: .unlocked) { try vault.makeClassDirectories() }
         let directory = TestVault.classDirectory("completeUnlessOpen")
-        let client = CommandRunner.script("sqlite-across-the-lock.py", [TestVault.protfsctl, vault.path("\(directory)/db"), mode,
+        let client = CommandRunner.script("sqlite/sqlite-across-the-lock.py", [TestVault.protfsctl, vault.path("\(directory)/db"), mode,
                                                                         vault.passcodeFile], timeout: 120)
         // WAL keeps its -wal and -shm open for the connection's life; the rollback journal
         // is created and deleted by every transaction: created while locked, which the class
@@ -85,7 +85,7 @@ struct SQLiteTests {
         let vault = try TestVault()
         defer { try? vault.unmount() }
         try vault.mount(in: .unlocked) { try vault.makeClassDirectories() }
-        let client = CommandRunner.script("sqlite-journal-modes-while-locked.py",
+        let client = CommandRunner.script("sqlite/sqlite-journal-modes-while-locked.py",
                                           [TestVault.protfsctl, vault.path(TestVault.classDirectory("completeUnlessOpen")),
                                            vault.passcodeFile], timeout: 120)
         let expected = """

@@ -7,10 +7,10 @@ import Testing
 struct ScriptSyntaxTests {
     static let scriptsDirectory = CommandRunner.scriptPath("")
 
-    /// The scripts in `Scripts/` whose names end in `suffix`, as full paths.
+    /// The scripts in the folders of `Scripts/` (one per feature) whose names end in `suffix`,
+    /// as full paths.
     static func scripts(endingIn suffix: String) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: scriptsDirectory)
-            .filter { $0.hasSuffix(suffix) }.sorted()
+        try ScriptLayoutTests.scriptFiles().filter { $0.hasSuffix(suffix) }
             .map { URL(fileURLWithPath: scriptsDirectory).appendingPathComponent($0).path }
     }
 

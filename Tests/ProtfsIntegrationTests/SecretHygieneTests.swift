@@ -13,7 +13,7 @@ struct SecretHygieneTests {
     /// The names of `needles` found in the memory of `pid`.
     func scan(_ pid: pid_t, for needles: [(name: String, bytes: [UInt8])]) throws -> Set<String> {
         let hex = needles.map { $0.bytes.map { String(format: "%02x", $0) }.joined() }
-        let result = CommandRunner.script("scan-memory.py", [String(pid)] + hex, timeout: 120)
+        let result = CommandRunner.script("memory/scan-memory.py", [String(pid)] + hex, timeout: 120)
         guard result.succeeded else { throw TestFailure("cannot scan the daemon's memory: \(result.stderr)") }
         return Set(result.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             .map { needles[$0].name })
@@ -30,7 +30,7 @@ struct SecretHygieneTests {
         let markerHex = marker.map { String(format: "%02x", $0) }.joined()
         // Written whole, at odd offsets across chunk boundaries, appended and through a
         // shared mapping; read back buffered, with O_DIRECT and through the mapping.
-        let client = CommandRunner.script("write-and-read-secret.py", [vault.mountpoint, markerHex])
+        let client = CommandRunner.script("memory/write-and-read-secret.py", [vault.mountpoint, markerHex])
         try #require(client.succeeded, "\(client.stdout)\(client.stderr)")
         // A reader keeps the file open across the lock, so its key is in use when the lock comes.
         let holder = Process()
@@ -79,14 +79,14 @@ struct SecretHygieneTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let pid = try #require(vault.daemon?.processIdentifier)
-        vault.checkScript("make-complete-secret.sh")
+        vault.checkScript("memory/make-complete-secret.sh")
         let backingPath = vault.protfsctl(["backing-path", vault.path("c/secret")])
         try #require(backingPath.succeeded, "\(backingPath.stderr)")
         let fileKey = try VaultKeys(of: vault).fileKey(ofBacking: backingPath.stdout.trimmingCharacters(in: .newlines))
         let ready = vault.root.path + "/ready", synced = vault.root.path + "/synced"
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        holder.arguments = [CommandRunner.scriptPath("fsync_and_hold.py"), vault.path("c/secret"), ready, synced]
+        holder.arguments = [CommandRunner.scriptPath("memory/fsync_and_hold.py"), vault.path("c/secret"), ready, synced]
         try holder.run()
         defer { kill(holder.processIdentifier, SIGKILL) }
         let deadline = Date().addingTimeInterval(20)
@@ -131,7 +131,7 @@ struct SecretHygieneTests {
         try vault.mount(launcher: ["/usr/bin/prlimit", "--memlock=524288:524288",
                                    "/usr/bin/setpriv", "--bounding-set", "-ipc_lock", "--inh-caps", "-ipc_lock"])
         defer { try? vault.unmount() }
-        vault.checkScript("read-three-megabytes.sh")
+        vault.checkScript("memory/read-three-megabytes.sh")
         let warnings = vault.daemonOutput.components(separatedBy: "cannot lock plaintext buffers in memory").count - 1
         #expect(warnings == 1, "daemon output: \(vault.daemonOutput)")
     }
@@ -146,7 +146,7 @@ struct SecretHygieneTests {
         let value = marker("value-"), xattrName = marker("xname-"), target = marker("target-")
         // Each goes in (setxattr, symlink) and comes back out in a reply (getxattr, listxattr,
         // readlink) several times; the kernel caches none of these replies.
-        let used = CommandRunner.script("xattr-and-symlink-replies.sh", [vault.mountpoint, xattrName, value, target])
+        let used = CommandRunner.script("memory/xattr-and-symlink-replies.sh", [vault.mountpoint, xattrName, value, target])
         try #require(used.succeeded, "\(used.stdout)\(used.stderr)")
         let needles = [("the xattr value", Array(value.utf8)), ("the xattr name", Array(xattrName.utf8)),
                        ("the symlink target", Array(target.utf8))]
@@ -175,7 +175,7 @@ struct SecretHygieneTests {
         #expect(core.map { Array($0[4...5]) } == ["0", "0"], "core limit: \(String(describing: core))")
 
         let dumpability = CommandRunner.run(withoutPtrace[0], Array(withoutPtrace.dropFirst())
-                                            + ["python3", CommandRunner.scriptPath("proc-mem-readability.py"), String(pid)])
+                                            + ["python3", CommandRunner.scriptPath("memory/proc-mem-readability.py"), String(pid)])
         #expect(dumpability.stdout == "readable refused\n", "a dumpable process, then the daemon: \(dumpability.stdout)\(dumpability.stderr)")
 
         let unlock = vault.protfsctl(["unlock", vault.mountpoint, "--passcode-file", wrongFile])
@@ -216,12 +216,12 @@ struct SecretHygieneTests {
         let initial = try keyKilobytes(pid)
         #expect(initial >= slab, "the keys of a daemon in the background are not locked in memory: \(initial) kB locked")
 
-        let churn = CommandRunner.script("open-and-close-many.py", [vault.mountpoint], timeout: 600)
+        let churn = CommandRunner.script("memory/open-and-close-many.py", [vault.mountpoint], timeout: 600)
         try #require(churn.succeeded, "\(churn.stderr)")
         let afterChurn = try keyKilobytes(pid)
         #expect(afterChurn <= initial + slab, "20,000 closed files grew the locked keys from \(initial) to \(afterChurn) kB")
 
-        let held = CommandRunner.script("hold-many-open.py", [vault.mountpoint, String(pid)], timeout: 600)
+        let held = CommandRunner.script("memory/hold-many-open.py", [vault.mountpoint, String(pid)], timeout: 600)
         try #require(held.succeeded, "\(held.stderr)")
         let whileHeld = try #require(Int(held.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let grown = whileHeld - afterChurn
@@ -244,7 +244,7 @@ struct SecretHygieneTests {
     /// The memory locked for keys (and passcodes): locked whole, unlike the plaintext
     /// buffers, which are locked as they are touched and grow with traffic.
     func keyKilobytes(_ pid: Int32) throws -> Int {
-        let result = CommandRunner.run("python3", [CommandRunner.scriptPath("locked_whole_kilobytes.py"), String(pid)])
+        let result = CommandRunner.run("python3", [CommandRunner.scriptPath("memory/locked_whole_kilobytes.py"), String(pid)])
         guard result.succeeded, let kilobytes = Int(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             throw TestFailure("cannot read /proc/\(pid)/smaps: \(result.stderr)")
         }

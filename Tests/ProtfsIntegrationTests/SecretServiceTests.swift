@@ -12,7 +12,7 @@ struct SecretServiceTests {
     /// (without MOUNTPOINT when `vault` is nil), as `user` when given.
     static func onBus(_ vault: TestVault?, options: [String] = [], user: TestUser? = nil, environment: [String: String] = [:],
                       _ client: [String], timeout: TimeInterval = 120) -> CommandResult {
-        let arguments = ["dbus-run-session", "--", "/bin/bash", CommandRunner.scriptPath("secret-service-bus.sh"),
+        let arguments = ["dbus-run-session", "--", "/bin/bash", CommandRunner.scriptPath("secret-service/secret-service-bus.sh"),
                          TestVault.protfsctl, vault?.mountpoint ?? ""] + options + ["--"] + client
         let launcher = user.map { ["/usr/bin/setpriv", "--reuid=\($0.uid)", "--regid=\($0.gid)", "--init-groups", "/usr/bin/env"] }
             ?? ["/usr/bin/env"]
@@ -25,7 +25,7 @@ struct SecretServiceTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let run = Self.onBus(vault, ["/bin/bash", CommandRunner.scriptPath("secret-service-secret-tool.sh"), TestVault.protfsctl,
+        let run = Self.onBus(vault, ["/bin/bash", CommandRunner.scriptPath("secret-service/secret-service-secret-tool.sh"), TestVault.protfsctl,
                                      vault.mountpoint])
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
         var result: CFTypeRef?
@@ -42,7 +42,7 @@ struct SecretServiceTests {
         try vault.mount()
         defer { try? vault.unmount() }
         let run = Self.onBus(vault, environment: ["PYTHON_KEYRING_BACKEND": "keyring.backends.SecretService.Keyring"],
-                             ["/usr/bin/python3", CommandRunner.scriptPath("secret-service-python.py")])
+                             ["/usr/bin/python3", CommandRunner.scriptPath("secret-service/secret-service-python.py")])
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
 
@@ -54,8 +54,8 @@ struct SecretServiceTests {
         // No askpass program is configured and no agent of systemd-ask-password runs here: the
         // prompt must give up after its 2 s bound (the script waits 30 s at most).
         let run = Self.onBus(vault, options: ["--prompt-timeout", "2"],
-                             ["/bin/bash", CommandRunner.scriptPath("secret-service-lock.sh"), TestVault.protfsctl, vault.mountpoint,
-                              CommandRunner.scriptPath("secret-service-unlock-prompt.py")])
+                             ["/bin/bash", CommandRunner.scriptPath("secret-service/secret-service-lock.sh"), TestVault.protfsctl, vault.mountpoint,
+                              CommandRunner.scriptPath("secret-service/secret-service-unlock-prompt.py")])
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
 
@@ -67,7 +67,7 @@ struct SecretServiceTests {
         try vault.mount()
         defer { try? vault.unmount() }
         // A generous bound for a busy machine.
-        let run = Self.onBus(vault, ["/usr/bin/python3", CommandRunner.scriptPath("secret-service-scale.py"), "10000"], timeout: 1500)
+        let run = Self.onBus(vault, ["/usr/bin/python3", CommandRunner.scriptPath("secret-service/secret-service-scale.py"), "10000"], timeout: 1500)
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
         #expect(vault.item("list", []).stdout.split(separator: "\n").count == 10_000)
     }
@@ -78,7 +78,7 @@ struct SecretServiceTests {
         let vault = try TestVault()
         try vault.mount(options: ["allow_other"])
         defer { try? vault.unmount() }
-        let script = CommandRunner.scriptPath("secret-service-two-users.sh")
+        let script = CommandRunner.scriptPath("secret-service/secret-service-two-users.sh")
         let stored = Self.onBus(vault, user: alice, ["/bin/bash", script, "store"])
         try #require(stored.succeeded && stored.stdout.hasSuffix("ok\n"), "\(stored.status): \(stored.stdout) \(stored.stderr)")
         let checked = Self.onBus(vault, user: bob, ["/bin/bash", script, "check"])
@@ -95,7 +95,7 @@ struct SecretServiceTests {
         let vault = try TestVault()
         try vault.mount(options: ["owner=\(alice.name)", "allow_other"])
         defer { try? vault.unmount() }
-        let script = CommandRunner.scriptPath("secret-service-two-users.sh")
+        let script = CommandRunner.scriptPath("secret-service/secret-service-two-users.sh")
         let refused = Self.onBus(nil, user: bob, ["/bin/bash", script, "unowned"])
         #expect(refused.succeeded && refused.stdout.hasSuffix("ok\n"), "\(refused.status): \(refused.stdout) \(refused.stderr)")
         #expect(vault.item("list", [], as: bob.uid).stdout.isEmpty)
@@ -113,10 +113,10 @@ struct SecretServiceTests {
         let scratch = vault.root.appendingPathComponent("prompt").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: vault.passcodeFile, toPath: scratch + "/passcode")
-        let run = Self.onBus(vault, options: ["--askpass", CommandRunner.scriptPath("counting-askpass.sh"), "--prompt-timeout", "60"],
+        let run = Self.onBus(vault, options: ["--askpass", CommandRunner.scriptPath("secret-service/counting-askpass.sh"), "--prompt-timeout", "60"],
                              environment: ["PROMPT_SCRATCH": scratch],
-                             ["/bin/bash", CommandRunner.scriptPath("secret-service-repeated-prompt.sh"), TestVault.protfsctl,
-                              vault.mountpoint, CommandRunner.scriptPath("secret-service-repeated-prompt.py")])
+                             ["/bin/bash", CommandRunner.scriptPath("secret-service/secret-service-repeated-prompt.sh"), TestVault.protfsctl,
+                              vault.mountpoint, CommandRunner.scriptPath("secret-service/secret-service-repeated-prompt.py")])
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
 
@@ -126,7 +126,7 @@ struct SecretServiceTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let run = Self.onBus(vault, ["/usr/bin/python3", CommandRunner.scriptPath("secret-service-forged-namelost.py")])
+        let run = Self.onBus(vault, ["/usr/bin/python3", CommandRunner.scriptPath("secret-service/secret-service-forged-namelost.py")])
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
 }

@@ -11,13 +11,13 @@ struct SiblingReadaheadTests {
         let vault = try TestVault()
         try vault.mount()
         let arguments = [vault.mountpoint, vault.backing, TestVault.protfsctl]
-        let made = CommandRunner.script("sibling-readahead.py", ["make"] + arguments)
+        let made = CommandRunner.script("requests/sibling-readahead.py", ["make"] + arguments)
         try #require(made.succeeded, "\(made.stderr)")
         // A fresh mount: the kernel knows no file, each is looked up and opened anew.
         try vault.unmount()
         try vault.mount()
         defer { try? vault.unmount() }
-        let checked = CommandRunner.script("sibling-readahead.py", ["check"] + arguments)
+        let checked = CommandRunner.script("requests/sibling-readahead.py", ["check"] + arguments)
         #expect(checked.succeeded, "\(checked.stdout)\(checked.stderr)")
     }
 }

@@ -8,7 +8,7 @@ struct SystemdUnitTests {
     @Test("systemd-analyze verify finds nothing to say about the units; protfs@.service's exposure is at most 4.0")
     func unitsVerify() {
         let built = URL(fileURLWithPath: TestVault.protfs).deletingLastPathComponent().path
-        let result = CommandRunner.script("verify-units.sh", [built], timeout: 120)
+        let result = CommandRunner.script("commands/verify-units.sh", [built], timeout: 120)
         #expect(result.succeeded, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.contains("units verified") && result.stdout.contains("a broken unit fails")
                 && result.stdout.contains("exposure"), "\(result.stdout)")

@@ -141,7 +141,7 @@ final class TestVault {
 
     /// Last resort for a hung mount: abort its FUSE connection, then lazily unmount.
     static func abortConnection(_ mountpoint: String) {
-        _ = CommandRunner.script("abort-fuse-connection.sh", [mountpoint], timeout: 20)
+        _ = CommandRunner.script("requests/abort-fuse-connection.sh", [mountpoint], timeout: 20)
     }
 
     func path(_ relative: String) -> String { mountpoint + "/" + relative }

@@ -68,6 +68,8 @@ int protfs_pipe_cloexec(int ends[2]);
 /// socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends).
 int protfs_socketpair_cloexec(int ends[2]);
 int protfs_errno(void);
+/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK): a wakeup a thread can poll.
+int protfs_eventfd(void);
 void protfs_set_errno(int value);
 /// Writes all of `bytes` to `fd`, retrying on EINTR and short writes; used for stderr without
 /// touching the `stderr` global (mutable state Swift 6 rejects).

@@ -72,6 +72,4 @@ int protfs_ring_has_completion(const struct protfs_ring *ring);
 /// How many queues the kernel's ring has: one per possible CPU (the highest index in
 /// /sys/devices/system/cpu/possible, plus one); 0 if unknown.
 int protfs_possible_cpus(void);
-/// eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK).
-int protfs_eventfd(void);
 #endif

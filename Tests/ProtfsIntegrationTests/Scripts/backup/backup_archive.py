@@ -2,7 +2,7 @@
 written from docs/BACKUP.md alone, on the libsodium helpers the vector generators use."""
 import ctypes, hashlib, os, sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "ProtfsFormatTests", "Vectors"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "ProtfsFormatTests", "Vectors"))
 from sodium_vectors import sodium, subkey, public_key, seal as seal_with_nonce  # noqa: E402
 
 CHUNK = 65536

@@ -5,7 +5,7 @@
 # counts as a failure; a deliberately broken copy must fail, or the check proves nothing.
 set -euo pipefail
 built=$1
-units=$(cd "$(dirname "$0")/../../../systemd" && pwd)
+units=$(cd "$(dirname "$0")/../../../../systemd" && pwd)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -m 0700 "$scratch/runtime"

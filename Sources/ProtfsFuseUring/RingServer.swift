@@ -1,4 +1,5 @@
 import CFuse
+import CProtfsSys
 import CProtfsUring
 import Glibc
 import ProtfsSystem

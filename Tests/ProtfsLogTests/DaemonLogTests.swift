@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-@testable import ProtfsFuse
+@testable import ProtfsLog
 import Testing
 
 @Suite("Daemon log: damage once per message, in bounded memory")

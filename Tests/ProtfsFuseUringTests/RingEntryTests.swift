@@ -1,7 +1,7 @@
 import CFuse
 import CProtfsUring
 import Glibc
-@testable import ProtfsFuse
+@testable import ProtfsFuseUring
 import Testing
 
 /// A ring entry as the kernel fills it (FUSE over io_uring): the request handed to libfuse

@@ -2,12 +2,14 @@ import CFuse
 import CProtfsUring
 import Dispatch
 import Glibc
+import ProtfsFuse
+import ProtfsLog
 import ProtfsSystem
 import Synchronization
 
-/// How requests reach the daemon. `/dev/fuse` always carries INIT, FORGET and INTERRUPT
-/// (served by `RequestLoop`); with `-o io_uring`, and when the kernel offers FUSE over
-/// io_uring at INIT (Linux 6.14+, `/sys/module/fuse/parameters/enable_uring` set by root),
+/// FUSE over io_uring, a `FuseTransport`. `/dev/fuse` always carries INIT, FORGET and
+/// INTERRUPT (served by the session's request loop); with `-o io_uring`, and when the kernel
+/// offers FUSE over io_uring at INIT (Linux 6.14+, `/sys/module/fuse/parameters/enable_uring` set by root),
 /// every other request comes through per-CPU io_uring queues instead, each served by
 /// `threadsPerQueue` threads bound to its CPU (`RingServer`).
 ///
@@ -18,16 +20,16 @@ import Synchronization
 /// and builds each reply, which the session's custom `writev` hands here; a reply whose
 /// `unique` belongs to a ring entry goes back through that entry, anything else (INIT's
 /// reply, notifications) to `/dev/fuse`.
-public final class RingTransport: @unchecked Sendable {
+public final class RingTransport: FuseTransport, @unchecked Sendable {
     /// Threads per queue: how many of a CPU's requests are handled at once (one stuck in
     /// the backing filesystem holds up no other).
     static let threadsPerQueue = 4
     static let enableSwitch = "/sys/module/fuse/parameters/enable_uring"
 
-    let wanted: Bool
     private let session: OpaquePointer
     private let log: DaemonLog
-    private let adapter: FuseAdapter
+    /// Room for the largest request in each entry's payload buffer.
+    private let payloadBytes: Int
     private var servers: [RingServer] = []
     /// Serving queues, set between the INIT reply and `finish`.
     private let serving = Atomic<Bool>(false)
@@ -38,33 +40,21 @@ public final class RingTransport: @unchecked Sendable {
     private var asked = false
     private let failureReported = Atomic<Bool>(false)
     /// Wakes the /dev/fuse loop to see the session's end; set before serving starts.
-    var sessionEnded: (@Sendable () -> Void)?
+    private var sessionEnded: (@Sendable () -> Void)?
 
-    init(wanted: Bool, session: OpaquePointer, adapter: FuseAdapter) {
-        self.wanted = wanted
+    /// The transport of `session` (a `fuse_session`), for `FuseSession`'s `makeTransport`.
+    public init(session: OpaquePointer, log: DaemonLog, payloadBytes: Int = FuseSession.maxRequestBytes) {
         self.session = session
-        self.adapter = adapter
-        log = adapter.log
+        self.log = log
+        self.payloadBytes = payloadBytes
     }
 
-    /// Whether requests come through io_uring.
-    public var usesRing: Bool { serving.load(ordering: .acquiring) }
+    public func whenSessionEnds(_ wake: @escaping @Sendable () -> Void) { sessionEnded = wake }
 
     // MARK: - INIT
 
-    /// The INIT request as read from `/dev/fuse`, before libfuse answers it: decides the
-    /// transport and says so; with io_uring, the INIT reply asks for it.
-    func initRequested(_ request: UnsafeMutableRawBufferPointer) {
-        let flags = decide(request)
-        adapter.transportInitFlags.store(flags, ordering: .releasing)
-        if flags != 0 { adapter.transportAddress.store(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()), ordering: .releasing) }
-    }
-
-    private func decide(_ request: UnsafeMutableRawBufferPointer) -> UInt32 {
-        guard wanted else {
-            log.info("transport: /dev/fuse")
-            return 0
-        }
+    /// Decides the transport and says so; with io_uring, the INIT reply asks for it.
+    public func initRequested(_ request: UnsafeMutableRawBufferPointer) -> UInt32 {
         guard Self.kernelOffers(request) else {
             log.info("transport: /dev/fuse (io_uring not used: \(Self.whyNotOffered))")
             return 0
@@ -74,7 +64,6 @@ public final class RingTransport: @unchecked Sendable {
             log.info("transport: /dev/fuse (io_uring not used: the number of possible CPUs is unknown)")
             return 0
         }
-        let payloadBytes = LowLevelOperations.maxRequestBytes
         let device = fuse_session_fd(session)
         for index in 0 ..< count * Self.threadsPerQueue {
             guard let server = RingServer.make(queue: index % count, depth: 1, payloadBytes: payloadBytes,
@@ -104,7 +93,7 @@ public final class RingTransport: @unchecked Sendable {
     }
 
     /// INIT is answered: with io_uring agreed, the queues register and serve.
-    func initAnswered() {
+    public func initAnswered() {
         guard asked else { return }
         log.info("transport: io_uring (\(servers.count / Self.threadsPerQueue) queues, one per CPU, of \(Self.threadsPerQueue) threads each)")
         serving.store(true, ordering: .releasing)
@@ -161,7 +150,7 @@ public final class RingTransport: @unchecked Sendable {
 
     /// Sends libfuse's reply through the ring entry holding its request: true, or false if
     /// no entry does (the reply goes to /dev/fuse).
-    func reply(_ iov: UnsafePointer<iovec>, _ count: Int) -> Bool {
+    public func reply(_ iov: UnsafePointer<iovec>, _ count: Int) -> Bool {
         guard serving.load(ordering: .acquiring), count >= 1, iov[0].iov_len >= MemoryLayout<fuse_out_header>.size else { return false }
         let unique = iov[0].iov_base!.loadUnaligned(as: fuse_out_header.self).unique
         guard unique != 0 else { return false }
@@ -180,8 +169,7 @@ public final class RingTransport: @unchecked Sendable {
 
     /// After the unmount: stops the queues (the kernel has ended their commands, or ends
     /// them as the rings close) and releases them.
-    func finish() {
-        adapter.transportAddress.store(0, ordering: .releasing)
+    public func finish() {
         guard serving.exchange(false, ordering: .acquiringAndReleasing) else { return }
         for server in servers { server.stop() }
         for server in servers { server.join() }
