@@ -46,6 +46,7 @@ let package = Package(
                           swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
         .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
                           swiftSettings: [.swiftLanguageMode(.v5)]),
+        .executableTarget(name: "KeychainRate", dependencies: ["DataProtection"], path: "bench/KeychainRate"),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["CSodium", "COpenSSL", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol"], path: "Tests/ProtfsTestSupport"),

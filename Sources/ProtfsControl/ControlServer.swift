@@ -52,6 +52,8 @@ public final class ControlServer: Sendable {
         var connections: [Int32: UnixSocket] = [:]
         /// Who holds each connection, by descriptor.
         var tenants: [Int32: ControlAdmission.Tenant] = [:]
+        /// Requests read, on every connection.
+        var requestsServed = 0
     }
 
     /// - Parameters:
@@ -154,7 +156,10 @@ public final class ControlServer: Sendable {
             }
             let verdict: Admission = state.withLock { state in
                 if state.stopping { return .stopping }
-                if let refusal = admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values) {
+                if admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values.filter { !$0.evicted }) != nil {
+                    evictIdleConnection(of: peer.uid, in: &state)
+                }
+                if let refusal = admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values.filter { !$0.evicted }) {
                     return .refused(refusal)
                 }
                 state.connections[connection.fd] = connection
@@ -168,7 +173,10 @@ public final class ControlServer: Sendable {
             }
             let session = ControlSession(socket: connection, peer: peer, handler: handler, mountpoint: mountpoint,
                                          mountingUser: mountingUser, startWatch: { [self] in startWatch(on: connection.fd) },
-                                         startItemRequest: { [self] in startItemRequest(on: connection.fd) })
+                                         startItemRequest: { [self] in startItemRequest(on: connection.fd) },
+                                         endItemRequest: { [self] in state.withLock { $0.tenants[connection.fd]?.servingItem = false } },
+                                         markIdle: { [self] idle in markIdle(connection.fd, idle) },
+                                         requestsServed: { [self] in state.withLock { $0.requestsServed } })
             let ended: @Sendable () -> Void = { [self] in
                 state.withLock { state in
                     state.connections[connection.fd] = nil
@@ -189,6 +197,27 @@ public final class ControlServer: Sendable {
     }
 
     private enum Admission { case admitted, refused(String), stopping }
+
+    /// Ends one connection of `uid` that waits between requests, so that a new one of the same
+    /// uid gets its place: a kept connection must not make the uid's next program wait or be
+    /// refused (its client reconnects when it needs the daemon again). Another uid's are
+    /// never ended for it.
+    private func evictIdleConnection(of uid: uid_t, in state: inout State) {
+        guard let (fd, _) = state.tenants.first(where: { $0.value.uid == uid && $0.value.idle && !$0.value.evicted }) else { return }
+        state.tenants[fd]?.evicted = true
+        state.connections[fd]?.shutdown()
+    }
+
+    /// The connection on `fd` waits for its client's next request (true) or serves one
+    /// (false); false when it was ended to make room, so the request is not served.
+    private func markIdle(_ fd: Int32, _ idle: Bool) -> Bool {
+        state.withLock { state in
+            guard let tenant = state.tenants[fd], !tenant.evicted else { return false }
+            state.tenants[fd]?.idle = idle
+            if !idle { state.requestsServed += 1 }
+            return true
+        }
+    }
 
     /// Counts the connection on `fd` as a watch, if its uid may hold one more; else why not.
     private func startWatch(on fd: Int32) -> String? {

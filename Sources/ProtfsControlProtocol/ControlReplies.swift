@@ -31,6 +31,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// The AEAD the vault seals file contents with (`aes-256-gcm`, `xchacha20-poly1305`);
     /// nil from an older daemon.
     public var cipher: String?
+    /// How many control requests the daemon has read since it started (this one included):
+    /// for the owner and root only, who count what a client costs; nil for anyone else and
+    /// from an older daemon.
+    public var requestsServed: Int?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,
                 passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil,
@@ -56,7 +60,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
-        case items, owner, callerMayLock, cipher, passcodeCountedByTPM, tpmLockoutRetryAfterSeconds
+        case items, owner, callerMayLock, cipher, passcodeCountedByTPM, tpmLockoutRetryAfterSeconds, requestsServed
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
@@ -79,6 +83,7 @@ extension StatusReport {
         try container.encode(cipher, forKey: .cipher)
         try container.encode(passcodeCountedByTPM, forKey: .passcodeCountedByTPM)
         try container.encode(tpmLockoutRetryAfterSeconds, forKey: .tpmLockoutRetryAfterSeconds)
+        try container.encode(requestsServed, forKey: .requestsServed)
     }
 }
 

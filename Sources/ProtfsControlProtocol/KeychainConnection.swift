@@ -1,0 +1,139 @@
+import Glibc
+import ProtfsCrypto
+import ProtfsSystem
+import Synchronization
+
+/// Why a request to the keychain vault's daemon got no answer of that daemon's.
+public enum KeychainConnectionError: Error, Sendable {
+    /// No vault is chosen (`KeychainChoice`), and why, for the user.
+    case noKeychain(String)
+    /// The chosen vault's daemon cannot be reached or did not answer.
+    case unreachable(mountpoint: String, ControlFailure)
+    /// The daemon refused the request (its `failure` reply).
+    case refused(ControlFailure)
+}
+
+/// The connection a keychain client keeps to its vault's daemon (the Secret Service provider,
+/// a program calling `SecItem*`; docs/CONTROL.md, "Kept connections"): the vault is chosen
+/// once (`KeychainChoice`, which reads the mount table and may ask each mount's daemon for its
+/// owner) and chosen again only when its daemon cannot be reached, and every request goes on
+/// one connection, so a call costs one round trip instead of a mount-table scan, a connection
+/// and a daemon thread. Safe from any thread: requests take turns on the connection, as the
+/// daemon serves a uid's item requests one at a time anyway.
+///
+/// The daemon ends a connection that stays idle (`ControlLimits.idleTimeout`), one it ended to
+/// make room for another of the same uid, and every connection when it stops; a request that
+/// meets a kept connection closed before its reply began is sent again, once, on a new
+/// connection to a vault chosen again. That is safe: the daemon ends a kept connection only
+/// while no request is in progress on it, so the first sending was not served.
+public final class KeychainConnection: Sendable {
+    private let given: KeychainChoice.Named?
+    private let kept = Mutex<Kept?>(nil)
+
+    private struct Kept {
+        let client: ControlClient
+        let socket: UnixSocket
+    }
+
+    /// `given`: the vault named in code or on the command line (`givenSource` says how); nil
+    /// chooses as `KeychainChoice.current` does.
+    public init(given: String?, givenSource: String) {
+        self.given = given.flatMap { $0.isEmpty ? nil : KeychainChoice.Named($0, source: givenSource) }
+    }
+
+    deinit { kept.withLock { $0?.socket.close() } }
+
+    /// The mount point of the vault the kept connection goes to, if there is one now.
+    public var mountpoint: String? { kept.withLock { $0?.client.mountpoint } }
+
+    /// Sends `request` with its secrets and returns the reply (and the secret after an item
+    /// reply, in locked memory); a `failure` reply is thrown as `.refused`.
+    public func exchange(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(KeychainConnectionError)
+        -> ControlReplyMessage {
+        try kept.withLock { (kept) throws(KeychainConnectionError) -> ControlReplyMessage in
+            if let current = kept {
+                let outcome = Self.exchange(request, secrets: secrets, on: current)
+                if case .closedBeforeReply = outcome {
+                    current.socket.close()
+                    kept = nil
+                } else {
+                    return try Self.answer(outcome, from: current)
+                }
+            }
+            let fresh = try connect()
+            let outcome = Self.exchange(request, secrets: secrets, on: fresh)
+            if case .answered = outcome { kept = fresh } else { fresh.socket.close() }
+            return try Self.answer(outcome, from: fresh)
+        }
+    }
+
+    /// Sends `request` on a connection of its own, to the vault the kept connection goes to
+    /// (chosen now if none): for a request that may take long (an unlock, which derives the
+    /// passcode's key), so that it does not hold up the others.
+    public func exchangeAlone(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(KeychainConnectionError)
+        -> ControlReplyMessage {
+        let alone = try kept.withLock { (kept) throws(KeychainConnectionError) -> Kept in
+            if let current = kept, let socket = try? current.client.connect() { return Kept(client: current.client, socket: socket) }
+            return try connect()
+        }
+        defer { alone.socket.close() }
+        return try Self.answer(Self.exchange(request, secrets: secrets, on: alone), from: alone)
+    }
+
+    /// A connection to the vault chosen now.
+    private func connect() throws(KeychainConnectionError) -> Kept {
+        let mountpoint: String
+        switch KeychainChoice.current(named: given ?? KeychainChoice.namedOutsideCode()) {
+        case .found(let found): mountpoint = found
+        case .none(let reason): throw .noKeychain(reason)
+        }
+        do throws(ControlFailure) {
+            let client = try ControlClient(mountpoint: mountpoint)
+            return Kept(client: client, socket: try client.connect())
+        } catch {
+            throw .unreachable(mountpoint: mountpoint, error)
+        }
+    }
+
+    private enum Outcome {
+        case answered(ControlReplyMessage)
+        /// The connection ended before the first byte of a reply: the request was not served.
+        case closedBeforeReply
+        case failed(ControlFailure)
+    }
+
+    private static func exchange(_ request: ControlRequest, secrets: [SecureBuffer], on kept: Kept) -> Outcome {
+        var sink = SocketByteSink(socket: kept.socket)
+        do {
+            try ControlWire.write(request, secrets: secrets, to: &sink)
+        } catch .system(_, let errno) where errno == EPIPE || errno == ECONNRESET {
+            // Ended by the daemon; a refusal it sent before closing is its answer.
+            var source = SocketByteSource(socket: kept.socket, deadline: Deadline(after: .seconds(1)))
+            if let message = try? ControlWire.readReplyMessage(from: &source) { return .answered(message) }
+            return .closedBeforeReply
+        } catch {
+            return .failed(ControlFailure(.failure, "cannot send the request to the protfs daemon of \(kept.client.mountpoint): \(error)"))
+        }
+        var source = SocketByteSource(socket: kept.socket, deadline: nil)
+        do {
+            guard let message = try ControlWire.readReplyMessage(from: &source) else { return .closedBeforeReply }
+            return .answered(message)
+        } catch .system(_, let errno) where errno == ECONNRESET {
+            return .closedBeforeReply
+        } catch {
+            return .failed(ControlFailure(.failure, "the reply of the protfs daemon of \(kept.client.mountpoint) was not understood: \(error)"))
+        }
+    }
+
+    private static func answer(_ outcome: Outcome, from kept: Kept) throws(KeychainConnectionError) -> ControlReplyMessage {
+        switch outcome {
+        case .answered(let message):
+            if case .failure(let failure) = message.reply { throw .refused(failure) }
+            return message
+        case .failed(let failure): throw .unreachable(mountpoint: kept.client.mountpoint, failure)
+        case .closedBeforeReply:
+            throw .unreachable(mountpoint: kept.client.mountpoint, ControlFailure(
+                .failure, "the protfs daemon of \(kept.client.mountpoint) closed the connection without answering; see its log"))
+        }
+    }
+}
