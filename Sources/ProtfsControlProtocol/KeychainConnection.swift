@@ -29,6 +29,11 @@ public enum KeychainConnectionError: Error, Sendable {
 public final class KeychainConnection: Sendable {
     private let given: KeychainChoice.Named?
     private let kept = Mutex<Kept?>(nil)
+    /// Connections made so far (the kept one and those of `exchangeAlone`), for tests that
+    /// count what a call costs.
+    private let made = Atomic<Int>(0)
+
+    var connectionsMade: Int { made.load(ordering: .relaxed) }
 
     private struct Kept {
         let client: ControlClient
@@ -73,7 +78,10 @@ public final class KeychainConnection: Sendable {
     public func exchangeAlone(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(KeychainConnectionError)
         -> ControlReplyMessage {
         let alone = try kept.withLock { (kept) throws(KeychainConnectionError) -> Kept in
-            if let current = kept, let socket = try? current.client.connect() { return Kept(client: current.client, socket: socket) }
+            if let current = kept, let socket = try? current.client.connect() {
+                made.add(1, ordering: .relaxed)
+                return Kept(client: current.client, socket: socket)
+            }
             return try connect()
         }
         defer { alone.socket.close() }
@@ -89,7 +97,9 @@ public final class KeychainConnection: Sendable {
         }
         do throws(ControlFailure) {
             let client = try ControlClient(mountpoint: mountpoint)
-            return Kept(client: client, socket: try client.connect())
+            let socket = try client.connect()
+            made.add(1, ordering: .relaxed)
+            return Kept(client: client, socket: socket)
         } catch {
             throw .unreachable(mountpoint: mountpoint, error)
         }
