@@ -25,7 +25,9 @@ public enum KeychainConnectionError: Error, Sendable {
 /// make room for another of the same uid, and every connection when it stops; a request that
 /// meets a kept connection closed before its reply began is sent again, once, on a new
 /// connection to a vault chosen again. That is safe: the daemon ends a kept connection only
-/// while no request is in progress on it, so the first sending was not served.
+/// while no request is in progress on it, so the first sending was not served; only a daemon
+/// that stops in the middle of a request (an unmount) may have served it, and the vault is
+/// then gone for the second sending too, or the second fails as the first's duplicate.
 public final class KeychainConnection: Sendable {
     private let given: KeychainChoice.Named?
     private let kept = Mutex<Kept?>(nil)
