@@ -55,6 +55,7 @@ let package = Package(
                           plugins: ["DataProtectionLintPlugin"]),
         .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
                           swiftSettings: [.swiftLanguageMode(.v5)], plugins: ["DataProtectionLintPlugin"]),
+        .executableTarget(name: "KeychainRate", dependencies: ["DataProtection"], path: "bench/KeychainRate"),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["CSodium", "COpenSSL", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem", "ProtfsTestSupport"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol"], path: "Tests/ProtfsTestSupport"),

@@ -23,30 +23,25 @@ public enum ProtfsKeychain {
 /// The keychain vault's daemon, and the item requests `SecItem*` make of it for the calling
 /// user (the daemon learns the uid from the socket).
 struct KeychainVault {
-    let client: ControlClient
+    let connection: KeychainConnection
 
-    /// The mount chosen in code, else as every Swift client chooses (`KeychainChoice`:
-    /// `PROTFS_KEYCHAIN`, `~/.config/protfs/keychain`, else the caller's only vault);
-    /// `errSecNotAvailable` when none names a live daemon (with why on standard error, once
-    /// per reason: a status alone cannot say it).
-    static func find() throws(KeychainStatus) -> KeychainVault {
-        let mountpoint: String
-        switch choice() {
-        case .found(let found): mountpoint = found
-        case .none(let reason):
-            DataProtectionDiagnostics.report(reason)
-            throw .notAvailable
-        }
-        do {
-            let vault = KeychainVault(client: try ControlClient(mountpoint: mountpoint))
-            // Observers registered by the notifications' raw names name nothing of the
-            // library: the keychain in use is the vault they follow.
-            KeychainVaultMonitor.start(following: mountpoint)
-            return vault
-        } catch {
-            DataProtectionDiagnostics.report("the keychain vault \(mountpoint) has no daemon answering: \(error.message)")
-            throw .notAvailable
-        }
+    /// The process's connection, kept across calls (`KeychainConnection`: the vault chosen
+    /// once, one connection for every thread), made again when `ProtfsKeychain.mountpoint`
+    /// names another vault.
+    private static let kept = Mutex<(given: String?, connection: KeychainConnection)?>(nil)
+
+    /// The vault chosen in code, else as every Swift client chooses (`KeychainChoice`:
+    /// `PROTFS_KEYCHAIN`, `~/.config/protfs/keychain`, else the caller's only vault). Nothing
+    /// is asked of the daemon until a request: `errSecNotAvailable` then when none names a
+    /// live daemon (with why on standard error, once per reason: a status alone cannot say it).
+    static func find() -> KeychainVault {
+        let given = ProtfsKeychain.mountpoint
+        return KeychainVault(connection: kept.withLock { kept in
+            if let kept, kept.given == given { return kept.connection }
+            let fresh = KeychainConnection(given: given, givenSource: "ProtfsKeychain.mountpoint")
+            kept = (given, fresh)
+            return fresh
+        })
     }
 
     static func choice() -> KeychainChoice {
@@ -106,12 +101,24 @@ struct KeychainVault {
     }
 
     private func send(_ operation: ItemRequest.Operation, secrets: [SecureBuffer] = []) throws(KeychainStatus) -> ControlReplyMessage {
-        Self.requestCounts.withLock { $0[client.mountpoint, default: 0] += 1 }
+        let message: ControlReplyMessage
         do {
-            return try client.exchange(.item(ItemRequest(uid: nil, operation)), secrets: secrets)
+            message = try connection.exchange(.item(ItemRequest(uid: nil, operation)), secrets: secrets)
         } catch {
-            throw KeychainStatus(error)
+            switch error {
+            case .noKeychain(let reason): DataProtectionDiagnostics.report(reason)
+            case .unreachable(let mountpoint, let failure):
+                DataProtectionDiagnostics.report("the keychain vault \(mountpoint) has no daemon answering: \(failure.message)")
+            case .refused(let failure): throw KeychainStatus(failure)
+            }
+            throw .notAvailable
         }
+        guard let mountpoint = connection.mountpoint else { return message }
+        Self.requestCounts.withLock { $0[mountpoint, default: 0] += 1 }
+        // Observers registered by the notifications' raw names name nothing of the library:
+        // the keychain in use is the vault they follow.
+        KeychainVaultMonitor.start(following: mountpoint)
+        return message
     }
 
     private static func lockedCopy(_ data: Data) -> SecureBuffer {

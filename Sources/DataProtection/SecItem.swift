@@ -27,7 +27,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
         let query = try KeychainQuery(attributes, for: .add)
         var item = query.newItem()
         InsertionOrder.mark(&item)
-        let vault = try KeychainVault.find()
+        let vault = KeychainVault.find()
         try vault.add(item, secret: query.secret ?? Data())
         guard let result, query.returnsSomething else { return }
         // The item as stored (its times), found again by its name.
@@ -64,7 +64,7 @@ public func SecItemAdd(_ attributes: CFDictionary, _ result: UnsafeMutablePointe
 public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePointer<CFTypeRef?>?) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .search)
-        let vault = try KeychainVault.find()
+        let vault = KeychainVault.find()
         guard let match = parsed.itemQuery else { throw .itemNotFound }
         let found = try vault.search(match)  // also when `result` is nil: the status says whether any matched
         result?.pointee = Keychain.copy(parsed, from: found)
@@ -92,7 +92,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
         if parsed.internet != nil && update.service != nil {
             throw .param("kSecAttrService cannot rename an internet password: its service is its server, protocol, port and path")
         }
-        let vault = try KeychainVault.find()
+        let vault = KeychainVault.find()
         guard let match = parsed.itemQuery else { throw .itemNotFound }
         try vault.update(match, changes: update.changes, rename: update.rename, secret: update.secret)
     }
@@ -106,7 +106,7 @@ public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDiction
 public func SecItemDelete(_ query: CFDictionary) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .match)
-        let vault = try KeychainVault.find()
+        let vault = KeychainVault.find()
         guard let match = parsed.itemQuery else { throw .itemNotFound }
         try vault.delete(match)
     }

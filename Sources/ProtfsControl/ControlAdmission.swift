@@ -28,6 +28,10 @@ public struct ControlAdmission: Sendable {
         let uid: uid_t
         var watching = false
         var servingItem = false
+        /// Between two requests of a client that keeps the connection.
+        var idle = false
+        /// Ended to make room for another connection of its uid; its thread is ending.
+        var evicted = false
     }
 
     let mountpoint: String

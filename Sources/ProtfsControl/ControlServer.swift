@@ -52,6 +52,8 @@ public final class ControlServer: Sendable {
         var connections: [ObjectIdentifier: SharedSocket] = [:]
         /// Who holds each connection.
         var tenants: [ObjectIdentifier: ControlAdmission.Tenant] = [:]
+        /// Requests read, on every connection.
+        var requestsServed = 0
     }
 
     /// - Parameters:
@@ -154,7 +156,10 @@ public final class ControlServer: Sendable {
             let key = ObjectIdentifier(connection)
             let verdict: Admission = state.withLock { state in
                 if state.stopping { return .stopping }
-                if let refusal = admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values) {
+                if admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values.filter { !$0.evicted }) != nil {
+                    evictIdleConnection(of: peer.uid, in: &state)
+                }
+                if let refusal = admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values.filter { !$0.evicted }) {
                     return .refused(refusal)
                 }
                 state.connections[key] = connection
@@ -168,7 +173,10 @@ public final class ControlServer: Sendable {
             }
             let session = ControlSession(connection: connection, peer: peer, handler: handler, mountpoint: mountpoint,
                                          mountingUser: mountingUser, startWatch: { [self] in startWatch(on: key) },
-                                         startItemRequest: { [self] in startItemRequest(on: key) })
+                                         startItemRequest: { [self] in startItemRequest(on: key) },
+                                         endItemRequest: { [self] in state.withLock { $0.tenants[key]?.servingItem = false } },
+                                         markIdle: { [self] idle in markIdle(key, idle) },
+                                         requestsServed: { [self] in state.withLock { $0.requestsServed } })
             // The connection closes once the server, this closure and the session let go of it.
             let ended: @Sendable () -> Void = { [self] in
                 state.withLock { state in
@@ -189,6 +197,27 @@ public final class ControlServer: Sendable {
     }
 
     private enum Admission { case admitted, refused(String), stopping }
+
+    /// Ends one connection of `uid` that waits between requests, so that a new one of the same
+    /// uid gets its place: a kept connection must not make the uid's next program wait or be
+    /// refused (its client reconnects when it needs the daemon again). Another uid's are
+    /// never ended for it.
+    private func evictIdleConnection(of uid: uid_t, in state: inout State) {
+        guard let (key, _) = state.tenants.first(where: { $0.value.uid == uid && $0.value.idle && !$0.value.evicted }) else { return }
+        state.tenants[key]?.evicted = true
+        state.connections[key]?.socket.shutdown()
+    }
+
+    /// The connection `key` waits for its client's next request (true) or serves one
+    /// (false); false when it was ended to make room, so the request is not served.
+    private func markIdle(_ key: ObjectIdentifier, _ idle: Bool) -> Bool {
+        state.withLock { state in
+            guard let tenant = state.tenants[key], !tenant.evicted else { return false }
+            state.tenants[key]?.idle = idle
+            if !idle { state.requestsServed += 1 }
+            return true
+        }
+    }
 
     /// Counts the connection `key` as a watch, if its uid may hold one more; else why not.
     private func startWatch(on key: ObjectIdentifier) -> String? {

@@ -4,11 +4,14 @@ import ProtfsControlProtocol
 import ProtfsCrypto
 import ProtfsSystem
 
-/// One accepted connection: reads the request within the time limit, checks the peer,
-/// calls the handler and replies. Every malformed input gets a `failure` reply naming the
-/// problem (a connection that sent nothing is just closed); nothing a client sends can
-/// crash the daemon or keep this thread past the limit, except a `watch`, which lasts as
-/// long as its client.
+/// One accepted connection: reads a request within the time limit, checks the peer, calls
+/// the handler and replies; then waits up to `ControlLimits.idleTimeout` for the client's next
+/// request on the same connection (a Secret Service provider or a `SecItem*` program keeps
+/// one, docs/CONTROL.md). Every malformed input gets a `failure` reply naming the problem and
+/// ends the connection (one that sent nothing is just closed, and so is an idle one: a reply
+/// nobody asked for would be read as the answer to the client's next request); nothing a
+/// client sends can crash the daemon or keep this thread past the limits, except a `watch`,
+/// which lasts as long as its client.
 struct ControlSession {
     let connection: SharedSocket
     /// Who connected (`SO_PEERCRED`, taken at accept).
@@ -22,37 +25,61 @@ struct ControlSession {
     /// start one more (`ControlAdmission`).
     let startItemRequest: @Sendable () -> String?
 
+    /// Counts this connection's item request as finished.
+    let endItemRequest: @Sendable () -> Void
+    /// Marks this connection as idle between requests (true; the server may then end it to
+    /// make room for another of its uid's) or busy again (false); answers false when the
+    /// server ended it meanwhile, so the request that arrived is not served.
+    let markIdle: @Sendable (Bool) -> Bool
+    /// How many requests the server has read (`StatusReport.requestsServed`).
+    let requestsServed: @Sendable () -> Int
+
     func serve() {
         connection.socket.setSendTimeout(ControlLimits.requestTimeout)
-        let deadline = Deadline(after: ControlLimits.requestTimeout)
-        let message: ControlRequestMessage
+        var source = KeptConnectionSource(connection: connection, idle: nil)
+        while let message = readRequest(from: &source) {
+            guard markIdle(false) else { return }
+            if let refusal = refusal(of: message.request) {
+                reply(.failure(refusal))
+            } else {
+                switch message.request {
+                case .watch:
+                    if let refusal = startWatch() {
+                        reply(.failure(ControlFailure(.failure, refusal)))
+                    } else {
+                        watch()
+                    }
+                    return
+                case .item(let request):
+                    if let refusal = startItemRequest() {
+                        reply(.failure(ControlFailure(.failure, refusal)))
+                    } else {
+                        reply(answer(request, secrets: message.secrets))
+                        endItemRequest()
+                    }
+                case .backup(let withPasscode):
+                    reply(backup(message.secrets, withPasscode: withPasscode, deadline: source.deadline))
+                    return
+                default: reply(answer(message))
+                }
+            }
+            guard markIdle(true) else { return }
+            source = KeptConnectionSource(connection: connection, idle: Deadline(after: ControlLimits.idleTimeout))
+        }
+    }
+
+    /// The next request; nil when the connection ends (the client closed it, it stayed idle,
+    /// or it sent something malformed, which was answered).
+    private func readRequest(from source: inout KeptConnectionSource) -> ControlRequestMessage? {
         do {
-            message = try connection.socket.reading(until: deadline) { source throws(ControlWireError) in try ControlWire.readRequest(from: &source) }
+            return try ControlWire.readRequest(from: &source)
         } catch .closed {
-            return  // a liveness probe, or a client that changed its mind
+            return nil  // a liveness probe, or a client that is done
+        } catch .timedOut where source.waitedIdle {
+            return nil  // idle: the client reconnects when it needs the daemon again
         } catch {
             reply(.failure(ControlFailure(.failure, "the daemon refused the request: \(error)")))
-            return
-        }
-        if let refusal = refusal(of: message.request) {
-            reply(.failure(refusal))
-            return
-        }
-        switch message.request {
-        case .watch:
-            if let refusal = startWatch() {
-                reply(.failure(ControlFailure(.failure, refusal)))
-            } else {
-                watch()
-            }
-        case .item(let request):
-            if let refusal = startItemRequest() {
-                reply(.failure(ControlFailure(.failure, refusal)))
-            } else {
-                reply(answer(request, secrets: message.secrets))
-            }
-        case .backup(let withPasscode): reply(backup(message.secrets, withPasscode: withPasscode, deadline: deadline))
-        default: reply(answer(message))
+            return nil
         }
     }
 
@@ -88,6 +115,7 @@ struct ControlSession {
         var report = handler.status(caller: connection.socket.peer()?.uid)
         report.owner = mountingUser
         report.callerMayLock = peerIsPrivileged
+        report.requestsServed = peerIsPrivileged ? requestsServed() : nil
         if !peerIsPrivileged {
             report.pid = nil
             report.backing = nil

@@ -186,6 +186,14 @@ extension ControlReply: Codable {
                                                         debugDescription: "secret lengths that do not fit the items"))
             }
             self = .itemsWithSecrets(items, secretLengths: lengths)
+        case "itemsWithLocks":
+            try keys("items", "locked", "state")
+            let items = try container.decodeItems(forKey: "items")
+            let locked = try container.decode([Bool].self, forKey: WireKey("locked"))
+            guard locked.count == items.count else {
+                throw DecodingError.dataCorrupted(.init(codingPath: [WireKey("locked")], debugDescription: "lock flags that do not fit the items"))
+            }
+            self = .itemsWithLocks(items, locked: locked, state: try container.decode(LockState.self, forKey: WireKey("state")))
         case "backupProgress":
             try keys("objects", "bytes")
             self = .backupProgress(objects: try container.decode(UInt64.self, forKey: WireKey("objects")),
@@ -229,6 +237,11 @@ extension ControlReply: Codable {
             try container.encode("itemsWithSecrets", forKey: WireKey("reply"))
             try container.encodeItems(list, forKey: "items")
             try container.encode(lengths, forKey: WireKey("secretLengths"))
+        case .itemsWithLocks(let list, let locked, let state):
+            try container.encode("itemsWithLocks", forKey: WireKey("reply"))
+            try container.encodeItems(list, forKey: "items")
+            try container.encode(locked, forKey: WireKey("locked"))
+            try container.encode(state, forKey: WireKey("state"))
         case .backupProgress(let objects, let bytes):
             try container.encode("backupProgress", forKey: WireKey("reply"))
             try container.encode(objects, forKey: WireKey("objects"))

@@ -42,8 +42,11 @@ import ProtfsDomain
 // QUERY (items with all of these): "service", "account" (a string or null: any) and
 // "attributes" (lookup attributes the item has: {"NAME":"VALUE", ...}); when given, "label",
 // "description", "comment", "generic", "accessible" (equal to the item's), "absent" (names of
-// lookup attributes the item lacks), "limit" (N >= 1: the first N by service then account) and
-// "secrets" (true: answer with the secrets, itemSearch only).
+// lookup attributes the item lacks), "limit" (N >= 1: the first N by service then account),
+// "secrets" (true: answer with the secrets, itemSearch only), "shown" (true: "attributes" are
+// matched against the attributes the Secret Service shows: the lookup attributes, or for an
+// item without any, "service" and "username") and "locks" (true: answer whether each item is
+// locked, itemSearch only, not with "secrets").
 //
 // The number of secrets follows from the request; the server reads each one straight into
 // locked memory, so a passcode or an item's secret never passes through JSON, a String or an
@@ -64,12 +67,17 @@ import ProtfsDomain
 //                 {"reply":"itemsWithSecrets","items":[{ATTRIBUTES}, ...],"secretLengths":[N, ...]}
 //                                       then 1 secret: the items' secrets one after the other,
 //                                       at most 4 MiB (itemSearch with "secrets")
+//                 {"reply":"itemsWithLocks","items":[{ATTRIBUTES}, ...],"locked":[BOOL, ...],"state":"..."}
+//                                       (itemSearch with "locks": whether each item's secret
+//                                       cannot be read now, and the lock state)
 //                 {"reply":"backupProgress","objects":N,"bytes":N}  a backup, now and then
 //                 {"reply":"backedUp","itemsLeftOut":N,"otherUsersItemsLeftOut":N}  a backup, at its end
 //
 // A reply is at most 64 MiB (a list of many items); the client reads it from its own daemon.
 //
-// The daemon closes the connection after its reply, or at unmount for `watch`.
+// After a reply the client may send its next request on the same connection (a `watch` or a
+// `backup` ends it); the daemon closes a connection idle for 30 s between requests, without
+// a reply, and at unmount.
 
 /// A request of `protfsctl`, without its secrets (`ControlRequestMessage` carries both).
 public enum ControlRequest: Sendable, Equatable {
@@ -164,6 +172,9 @@ public enum ControlReply: Sendable, Equatable {
     /// Items and their secrets: one secret frame follows, the secrets one after the other in
     /// the items' order, each as long as `secretLengths` says.
     case itemsWithSecrets([ItemAttributes], secretLengths: [Int])
+    /// Items, whether each one's secret cannot be read now (the daemon's access table decides),
+    /// and the vault's lock state, as of one moment (a search that `reportsLocks`).
+    case itemsWithLocks([ItemAttributes], locked: [Bool], state: LockState)
     /// How far a backup is: objects and file bytes so far.
     case backupProgress(objects: UInt64, bytes: UInt64)
     /// A backup is complete and synced; how many `...ThisDeviceOnly` items it left out.
@@ -193,4 +204,8 @@ public enum ControlLimits {
     public static let maximumNameLength = 255
     /// How long a client has to send its whole request.
     public static let requestTimeout = Duration.seconds(5)
+    /// How long the daemon keeps a connection open between a client's requests: a provider
+    /// or a program calling `SecItem*` sends its next one on the same connection
+    /// (`KeptControlConnection`) and reconnects after a longer pause.
+    public static let idleTimeout = Duration.seconds(30)
 }

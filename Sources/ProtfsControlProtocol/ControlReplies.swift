@@ -34,6 +34,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// The AEAD the vault seals file contents with (`aes-256-gcm`, `xchacha20-poly1305`);
     /// nil from an older daemon.
     public var cipher: String?
+    /// How many control requests the daemon has read since it started (this one included):
+    /// for the owner and root only, who count what a client costs; nil for anyone else and
+    /// from an older daemon.
+    public var requestsServed: Int?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,
                 passcodeSet: Bool, grace: Duration, autolock: Duration, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil,
@@ -59,7 +63,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
 extension StatusReport {
     private enum CodingKeys: String, CodingKey {
         case state, graceSecondsLeft, pid, mountpoint, backing, passcodeSet, grace, autolock, failedAttempts, retryAfterSeconds
-        case items, owner, callerMayLock, cipher, passcodeCountedByTPM, tpmLockoutRetryAfterSeconds
+        case items, owner, callerMayLock, cipher, passcodeCountedByTPM, tpmLockoutRetryAfterSeconds, requestsServed
     }
 
     /// `grace` and `autolock` go as whole seconds under their old names (docs/CONTROL.md says
@@ -104,6 +108,7 @@ extension StatusReport {
         try container.encode(cipher, forKey: .cipher)
         try container.encode(passcodeCountedByTPM, forKey: .passcodeCountedByTPM)
         try container.encode(tpmLockoutRetryAfterSeconds, forKey: .tpmLockoutRetryAfterSeconds)
+        try container.encode(requestsServed, forKey: .requestsServed)
     }
 }
 

@@ -6,7 +6,7 @@ import ProtfsDomain
 // the query names them, so a Secret Service search looks as it did.
 
 private let optionalQueryKeys: Set<String> = ["label", "description", "comment", "generic", "accessible", "absent",
-                                              "choices", "limit", "secrets"]
+                                              "choices", "limit", "secrets", "shown", "locks"]
 
 extension KeyedEncodingContainer where Key == WireKey {
     mutating func encodeQuery(_ query: ItemQuery) throws {
@@ -22,6 +22,8 @@ extension KeyedEncodingContainer where Key == WireKey {
         if !query.lookupAttributeChoices.isEmpty { try encode(query.lookupAttributeChoices, forKey: WireKey("choices")) }
         try encodeIfPresent(query.limit, forKey: WireKey("limit"))
         if query.returnsSecrets { try encode(true, forKey: WireKey("secrets")) }
+        if query.matchesShownAttributes { try encode(true, forKey: WireKey("shown")) }
+        if query.reportsLocks { try encode(true, forKey: WireKey("locks")) }
     }
 
     mutating func encodeRename(_ rename: ItemRename, forKey key: String) throws {
@@ -48,6 +50,11 @@ extension KeyedDecodingContainer where Key == WireKey {
         query.lookupAttributeChoices = try decodeIfPresent([String: LookupAttributeChoice].self, forKey: WireKey("choices")) ?? [:]
         query.limit = try decodeIfPresent(Int.self, forKey: WireKey("limit"))
         query.returnsSecrets = try decodeIfPresent(Bool.self, forKey: WireKey("secrets")) ?? false
+        query.matchesShownAttributes = try decodeIfPresent(Bool.self, forKey: WireKey("shown")) ?? false
+        query.reportsLocks = try decodeIfPresent(Bool.self, forKey: WireKey("locks")) ?? false
+        if query.returnsSecrets && query.reportsLocks {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "a search returns secrets or reports locks, not both"))
+        }
         if let problem = query.problem {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: problem))
         }

@@ -32,8 +32,12 @@ public enum KeychainChoice: Equatable, Sendable {
     /// The choice for this process: `given` (in code, on the command line; `givenSource` says
     /// how), then the environment, then the configuration file, then the caller's own vault.
     public static func current(given: String?, givenSource: String) -> KeychainChoice {
+        current(named: given.flatMap { $0.isEmpty ? nil : Named($0, source: givenSource) } ?? namedOutsideCode())
+    }
+
+    /// The choice for this process when `named` names the vault (nil: the caller's own).
+    static func current(named: Named?) -> KeychainChoice {
         let mounts = MountTable.protfsMountPoints()
-        let named = given.flatMap { $0.isEmpty ? nil : Named($0, source: givenSource) } ?? namedOutsideCode()
         return choose(named: named, mounts: mounts, caller: getuid(), holding: { mountpoint(holding: $0, mounts: mounts) },
                       owner: { try? ControlClient(mountpoint: $0).status(within: ownerWait).owner })
     }

@@ -34,6 +34,14 @@ public struct ItemAttributes: Sendable, Equatable {
         self.lookupAttributes = lookupAttributes
         self.contentType = contentType
     }
+
+    /// The attributes the Secret Service shows (docs/SECRETS.md, "One item, three views"): the
+    /// item's lookup attributes, or for an item without any, its service and account as
+    /// Python's `keyring` names them. A Secret Service search matches these
+    /// (`ItemQuery.matchesShownAttributes`).
+    public var shownAttributes: [String: String] {
+        lookupAttributes.isEmpty ? ["service": service, "username": account] : lookupAttributes
+    }
 }
 
 /// What an `update` changes; nil leaves an attribute as it is.

@@ -20,6 +20,13 @@ public struct ItemQuery: Sendable, Equatable {
     public var limit: Int?
     /// Whether a search answers with the secrets too (read in the same step as the attributes).
     public var returnsSecrets: Bool
+    /// Whether `lookupAttributes` are matched against the attributes the Secret Service shows
+    /// (`ItemAttributes.shownAttributes`) rather than the lookup attributes alone, so that one
+    /// search answers its `SearchItems`.
+    public var matchesShownAttributes = false
+    /// Whether a search answers, for each item, whether its secret cannot be read now (as the
+    /// daemon's access table decides), with the vault's lock state.
+    public var reportsLocks = false
 
     public init(service: String? = nil, account: String? = nil, label: String? = nil, description: String? = nil,
                 comment: String? = nil, generic: [UInt8]? = nil, accessibility: ItemAccessibility? = nil,
@@ -43,7 +50,9 @@ public struct ItemQuery: Sendable, Equatable {
         Self.equal(service, item.service) && Self.equal(account, item.account) && Self.equal(label, item.label)
             && Self.equal(description, item.description) && Self.equal(comment, item.comment)
             && Self.equal(generic, item.generic) && Self.equal(accessibility, item.accessibility)
-            && lookupAttributes.allSatisfy { item.lookupAttributes[$0.key] == $0.value }
+            && lookupAttributes.allSatisfy { pair in
+                (matchesShownAttributes ? item.shownAttributes : item.lookupAttributes)[pair.key] == pair.value
+            }
             && absentLookupAttributes.allSatisfy { item.lookupAttributes[$0] == nil }
             && lookupAttributeChoices.allSatisfy { $0.value.allows(item.lookupAttributes[$0.key]) }
     }

@@ -40,12 +40,6 @@ struct ItemKey: Hashable, Sendable {
     }
 
     static func randomAccount() -> String { hex(SecureRandom.bytes(16)[...]) }
-
-    /// The attributes the Secret Service shows: the item's own, or for an item without any,
-    /// its service and account as Python's `keyring` names them.
-    static func shownAttributes(of item: ItemAttributes) -> [String: String] {
-        item.lookupAttributes.isEmpty ? ["service": item.service, "username": item.account] : item.lookupAttributes
-    }
 }
 
 /// Lowercase hexadecimal.

@@ -15,7 +15,7 @@ extension SecretServiceProvider {
         case "SearchItems":
             try arguments.requireSignature("a{ss}")
             let reply = try call.reply()
-            reply.objectPaths(try find(try arguments.stringMap()).map { ObjectPaths.item(ItemKey($0)) })
+            reply.objectPaths(try find(try arguments.stringMap()).map { ObjectPaths.item(ItemKey($0.item)) })
             return reply
         case "CreateItem":
             try arguments.requireSignature("a{sv}(oayays)b")
@@ -135,8 +135,8 @@ extension SecretServiceProvider {
             }
             accessibility = value
         }
-        if replace, let existing = try find(attributes).first(where: { ItemKey.shownAttributes(of: $0) == attributes }) {
-            let key = ItemKey(existing)
+        if replace, let existing = try find(attributes).first(where: { $0.item.shownAttributes == attributes }) {
+            let key = ItemKey(existing.item)
             try keychain.update(key, ItemChanges(label: label, accessibility: accessibility, contentType: contentType), secret: secret)
             emit("ItemChanged", item: key)
             return key
@@ -144,7 +144,7 @@ extension SecretServiceProvider {
         let service = ItemKey.service(for: attributes)
         var account = ItemKey.randomAccount()
         if let preferred = ItemKey.preferredAccount(for: attributes),
-           try keychain.search(ItemQuery(service: service, account: preferred)).isEmpty {
+           try keychain.search(ItemQuery(service: service, account: preferred)).found.isEmpty {
             account = preferred
         }
         let item = ItemAttributes(service: service, account: account, label: label, accessibility: accessibility ?? .whenUnlocked,

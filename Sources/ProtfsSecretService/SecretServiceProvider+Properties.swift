@@ -61,14 +61,15 @@ extension SecretServiceProvider {
         case .service where interface == "org.freedesktop.Secret.Service":
             return ["Collections": { .paths([ObjectPaths.collection]) }]
         case .collection where interface == "org.freedesktop.Secret.Collection":
-            return ["Items": { () throws(BusErrorReply) in .paths(try self.find([:]).map { ObjectPaths.item(ItemKey($0)) }) },
+            return ["Items": { () throws(BusErrorReply) in .paths(try self.find([:]).map { ObjectPaths.item(ItemKey($0.item)) }) },
                     "Label": { .string(self.collectionLabel) },
                     "Locked": { () throws(BusErrorReply) in .bool(try self.keychain.state() != .unlocked) },
                     "Created": { .uint64(self.started) }, "Modified": { .uint64(self.started) }]
         case .item(let element) where interface == "org.freedesktop.Secret.Item":
-            let item = try attributes(of: try itemKey(element, path: call.path))
-            return ["Locked": { () throws(BusErrorReply) in .bool(Self.isLocked(item.accessibility, in: try self.keychain.state())) },
-                    "Attributes": { .map(ItemKey.shownAttributes(of: item)) }, "Label": { .string(item.label) },
+            let found = try attributes(of: try itemKey(element, path: call.path))
+            let item = found.item
+            return ["Locked": { .bool(found.locked) },
+                    "Attributes": { .map(item.shownAttributes) }, "Label": { .string(item.label) },
                     "Created": { .uint64(UInt64(max(item.created, 0))) }, "Modified": { .uint64(UInt64(max(item.modified, 0))) }]
         case .unknown, .session, .prompt:
             throw .noSuchObject(call.path)

@@ -45,11 +45,10 @@ extension SecretServiceProvider {
             return reply
         case "SearchItems":
             try arguments.requireSignature("a{ss}")
-            let items = try find(try arguments.stringMap())
-            let state = try keychain.state()
+            let found = try find(try arguments.stringMap())
             let reply = try call.reply()
-            reply.objectPaths(items.filter { !Self.isLocked($0.accessibility, in: state) }.map { ObjectPaths.item(ItemKey($0)) })
-            reply.objectPaths(items.filter { Self.isLocked($0.accessibility, in: state) }.map { ObjectPaths.item(ItemKey($0)) })
+            reply.objectPaths(found.filter { !$0.locked }.map { ObjectPaths.item(ItemKey($0.item)) })
+            reply.objectPaths(found.filter { $0.locked }.map { ObjectPaths.item(ItemKey($0.item)) })
             return reply
         case "Unlock":
             try arguments.requireSignature("ao")
@@ -117,17 +116,16 @@ extension SecretServiceProvider {
         aliases.insert(name)
     }
 
-    /// Unlocked objects at once; else a prompt that asks for the passcode when run.
+    /// Unlocked objects at once; else a prompt that asks for the passcode when run. An item is
+    /// locked as the daemon says (one request each), the collection while the vault is not
+    /// unlocked.
     func unlock(_ call: MethodCall, objects: [String]) throws(BusErrorReply) -> BusWriter {
-        let state = try keychain.state()
         var locked = false
-        for path in objects {
+        for path in objects where !locked {
             switch ObjectPaths.classify(path, aliases: aliases) {
-            case .collection: locked = locked || state != .unlocked
+            case .collection: locked = try keychain.state() != .unlocked
             case .item(let element):
-                if let key = try? itemKey(element, path: path), let item = try? attributes(of: key) {
-                    locked = locked || Self.isLocked(item.accessibility, in: state)
-                }
+                if let key = try? itemKey(element, path: path), let found = try? attributes(of: key) { locked = found.locked }
             default: break
             }
         }

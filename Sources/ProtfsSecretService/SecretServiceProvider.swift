@@ -54,7 +54,7 @@ public final class SecretServiceProvider: @unchecked Sendable {
     private var running = true
 
     public convenience init(_ options: Options) {
-        self.init(options, keychain: KeychainConnection(given: options.mountpoint))
+        self.init(options, keychain: KeychainRequests(given: options.mountpoint))
     }
 
     init(_ options: Options, keychain: any ItemKeychain) {
@@ -169,38 +169,24 @@ public final class SecretServiceProvider: @unchecked Sendable {
         return key
     }
 
-    /// The items whose shown attributes (`ItemKey.shownAttributes`) hold every pair of `attributes`.
-    func find(_ attributes: [String: String]) throws(BusErrorReply) -> [ItemAttributes] {
-        var found = try keychain.search(ItemQuery(lookupAttributes: attributes))
-        if !attributes.isEmpty, Set(attributes.keys).isSubset(of: ["service", "username"]) {
-            found += try keychain.search(ItemQuery(service: attributes["service"], account: attributes["username"]))
-                .filter { $0.lookupAttributes.isEmpty }
-        }
-        var seen: Set<ItemKey> = []
-        found = found.filter { seen.insert(ItemKey($0)).inserted }
+    /// The items whose shown attributes (`ItemAttributes.shownAttributes`) hold every pair of
+    /// `attributes`, each with the daemon's verdict on its lock: one request.
+    func find(_ attributes: [String: String]) throws(BusErrorReply) -> [KeychainRequests.Found] {
+        var query = ItemQuery(lookupAttributes: attributes)
+        query.matchesShownAttributes = true
+        let found = try keychain.search(query).found
         if attributes.isEmpty { knownItems = [:] }
-        for item in found { knownItems[ItemKey(item).pathElement] = ItemKey(item) }
+        for match in found { knownItems[ItemKey(match.item).pathElement] = ItemKey(match.item) }
         return found
     }
 
-    /// The item's attributes now; `NoSuchObject` when it went.
-    func attributes(of key: ItemKey) throws(BusErrorReply) -> ItemAttributes {
-        guard let item = try keychain.search(ItemQuery(service: key.service, account: key.account)).first else {
+    /// The item's attributes now, and whether it is locked; `NoSuchObject` when it went.
+    func attributes(of key: ItemKey) throws(BusErrorReply) -> KeychainRequests.Found {
+        guard let found = try keychain.search(ItemQuery(service: key.service, account: key.account)).found.first else {
             knownItems[key.pathElement] = nil
             throw .noSuchObject(ObjectPaths.item(key))
         }
-        return item
-    }
-
-    /// Whether the class of `accessibility` forbids reading in `state` (the "content" column
-    /// of the access table in docs/GUARANTEES.md: `complete` after the grace period,
-    /// `completeUntilFirstUserAuthentication` before the first unlock).
-    static func isLocked(_ accessibility: ItemAccessibility, in state: LockState) -> Bool {
-        switch accessibility.protectionClass {
-        case .complete: state == .beforeFirstUnlock || state == .locked
-        case .completeUntilFirstUserAuthentication: state == .beforeFirstUnlock
-        case .none, .completeUnlessOpen: false
-        }
+        return found
     }
 
     // MARK: signals and prompts

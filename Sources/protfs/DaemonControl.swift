@@ -109,6 +109,9 @@ final class DaemonControl: ControlHandler {
                 let matches = try items.searchWithSecrets(owner: owner, query)
                 return ControlReplyMessage(reply: .itemsWithSecrets(matches.items, secretLengths: matches.secretLengths),
                                            secret: matches.secrets)
+            case .search(let query) where query.reportsLocks:
+                let found = try items.searchWithLocks(owner: owner, query)
+                return ControlReplyMessage(reply: .itemsWithLocks(found.items, locked: found.locked, state: found.state))
             case .search(let query):
                 return ControlReplyMessage(reply: .items(try items.search(owner: owner, query)))
             case .updateMatches(let query, let changes, let rename, _):

@@ -53,6 +53,15 @@ extension UnixSocket {
     }
 }
 
+extension ControlReply {
+    /// The reply without the server's request count, which the fake handler cannot know.
+    var uncounted: ControlReply {
+        guard case .status(var report) = self else { return self }
+        report.requestsServed = nil
+        return .status(report)
+    }
+}
+
 /// The freshly built `protfsctl`, beside the test bundle in the build directory.
 var builtProtfsctl: String {
     let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""

@@ -38,7 +38,7 @@ struct ProtfsctlTests {
         var object = try statusObject(vault)
         #expect(Set(object.keys) == ["state", "graceSecondsLeft", "pid", "mountpoint", "backing", "passcodeSet", "grace",
                                      "autolock", "failedAttempts", "retryAfterSeconds", "items", "owner", "callerMayLock",
-                                     "cipher", "passcodeCountedByTPM", "tpmLockoutRetryAfterSeconds"])
+                                     "cipher", "passcodeCountedByTPM", "tpmLockoutRetryAfterSeconds", "requestsServed"])
         #expect(object["passcodeCountedByTPM"] as? Bool == false && object["tpmLockoutRetryAfterSeconds"] is NSNull)
         #expect((object["owner"] as? NSNumber)?.uint32Value == getuid(), "the user who mounted")
         #expect(object["callerMayLock"] as? Bool == true)

@@ -59,6 +59,16 @@ struct SecretServiceTests {
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
 
+    @Test("one control request per call, Locked as the daemon says across a lock, and a kept connection across a remount")
+    func oneRequestPerCallAndTheDaemonsLocks() throws {
+        let vault = try TestVault()
+        try vault.mount()
+        defer { try? vault.unmount() }
+        let run = Self.onBus(vault, ["/bin/bash", CommandRunner.scriptPath("secret-service-round-trips.sh"), TestVault.protfsctl,
+                                     TestVault.protfs, vault.mountpoint, vault.backing, vault.deviceKey, vault.passcodeFile])
+        #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
+    }
+
     @Test("10,000 items: searches by one attribute, by two and by none find exactly the right ones")
     func tenThousandItemsStaySearchable() throws {
         // On tmpfs: each add syncs its record and its directory, and 20,000 syncs on a busy

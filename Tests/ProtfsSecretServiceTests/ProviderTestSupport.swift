@@ -25,14 +25,30 @@ final class MemoryKeychain: ItemKeychain {
 
     func state() throws(BusErrorReply) -> LockState { contents.withLock { $0.state } }
 
-    func search(_ query: ItemQuery) throws(BusErrorReply) -> [ItemAttributes] {
-        contents.withLock { $0.items.map(\.attributes).filter(query.matches) }
+    func search(_ query: ItemQuery) throws(BusErrorReply) -> (found: [KeychainRequests.Found], state: LockState) {
+        contents.withLock { contents in
+            let found = contents.items.map(\.attributes).filter(query.matches).map {
+                KeychainRequests.Found(item: $0, locked: Self.isLocked($0.accessibility, in: contents.state))
+            }
+            return (found, contents.state)
+        }
+    }
+
+    /// The daemon's verdict on an item's secret, as its access policy gives it (docs/CLASSES.md):
+    /// `complete` items are refused once locked (not in the grace), those of
+    /// `completeUntilFirstUserAuthentication` only before the first unlock, `none` never.
+    static func isLocked(_ accessibility: ItemAccessibility, in state: LockState) -> Bool {
+        switch accessibility.protectionClass {
+        case .complete: state == .locked || state == .beforeFirstUnlock
+        case .completeUntilFirstUserAuthentication: state == .beforeFirstUnlock
+        default: false
+        }
     }
 
     func secret(of identity: ItemKey) throws(BusErrorReply) -> (ItemAttributes, SecureBuffer) {
         let found = contents.withLock { contents in contents.items.first { ItemKey($0.attributes) == identity }.map { ($0, contents.state) } }
         guard let (item, state) = found else { throw .noSuchObject(identity.pathElement) }
-        guard !SecretServiceProvider.isLocked(item.attributes.accessibility, in: state) else { throw .isLocked("locked") }
+        guard !Self.isLocked(item.attributes.accessibility, in: state) else { throw .isLocked("locked") }
         return (item.attributes, item.secret.withUnsafeBytes { SecureBuffer(copying: $0) })
     }
 

@@ -62,7 +62,7 @@ struct ChildProcessTests {
     func outputAndTermination() throws {
         let ends = try pipeEnds()
         let readEnd = OwnedDescriptor(adopting: ends.read), writeEnd = OwnedDescriptor(adopting: ends.write)
-        let child = try ChildProcess.spawn(["sh", "-c", "printf spawned; exit 3"], standardOutput: writeEnd.borrowed.rawValue)
+        let child = try ChildProcess.spawn(["sh", "-c", "printf spawned; exit 3"], standardOutput: writeEnd.borrowed)
         _ = consume writeEnd
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64)
@@ -71,7 +71,7 @@ struct ChildProcessTests {
         #expect(child.wait() == .exited(3))
 
         let sink = try OwnedDescriptor.open(path: "/dev/null", .writeOnly)
-        let killed = try ChildProcess.spawn(["sh", "-c", "kill -9 $$"], standardOutput: sink.borrowed.rawValue)
+        let killed = try ChildProcess.spawn(["sh", "-c", "kill -9 $$"], standardOutput: sink.borrowed)
         #expect(killed.wait() == .killed(signal: SIGKILL))
     }
 }

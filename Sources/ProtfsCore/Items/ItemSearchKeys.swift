@@ -11,18 +11,47 @@ struct ItemSearchKeys: Sendable {
     init() { hashes = [] }
 
     init(_ attributes: ItemAttributes) {
-        self.init(service: attributes.service, account: attributes.account, pairs: attributes.lookupAttributes)
+        self.init(service: attributes.service, account: attributes.account, pairs: attributes.lookupAttributes,
+                  withoutPairs: attributes.lookupAttributes.isEmpty)
     }
 
     init(_ query: ItemQuery) {
-        self.init(service: query.service, account: query.account, pairs: query.lookupAttributes)
+        self.init(service: query.service, account: query.account, pairs: query.lookupAttributes, withoutPairs: false)
     }
 
-    private init(service: String?, account: String?, pairs: [String: String]) {
+    /// `withoutPairs`: the item has no lookup attributes (its shown attributes are its service
+    /// and account), or the query wants such an item.
+    private init(service: String?, account: String?, pairs: [String: String], withoutPairs: Bool) {
         var hashes = pairs.map { Self.hash(1, $0.key, $0.value) }
         if let service { hashes.append(Self.hash(2, service)) }
         if let account { hashes.append(Self.hash(3, account)) }
+        if withoutPairs { hashes.append(Self.hash(4)) }
         self.hashes = hashes.sorted()
+    }
+
+    /// Which index entries may match a query: those holding its keys, and for a query of the
+    /// shown attributes (`ItemQuery.matchesShownAttributes`) that names at most `service` and
+    /// `username`, also the items without lookup attributes whose service and account those are.
+    struct Filter {
+        private let wanted: ItemSearchKeys
+        private let shownAsNames: ItemSearchKeys?
+
+        init(_ query: ItemQuery) {
+            wanted = ItemSearchKeys(query)
+            let pairs = query.lookupAttributes
+            guard query.matchesShownAttributes, Set(pairs.keys).isSubset(of: ["service", "username"]),
+                  query.service == nil || pairs["service"] == nil || query.service == pairs["service"],
+                  query.account == nil || pairs["username"] == nil || query.account == pairs["username"] else {
+                shownAsNames = nil
+                return
+            }
+            shownAsNames = ItemSearchKeys(service: pairs["service"] ?? query.service, account: pairs["username"] ?? query.account,
+                                          pairs: [:], withoutPairs: true)
+        }
+
+        func admits(_ keys: ItemSearchKeys) -> Bool {
+            keys.contains(wanted) || shownAsNames.map(keys.contains) == true
+        }
     }
 
     /// Whether every key of `other` is among these.

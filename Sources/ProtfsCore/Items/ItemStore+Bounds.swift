@@ -87,8 +87,8 @@ extension ItemStore {
     /// before any record is read: every candidate the index cannot rule out counts at its
     /// largest encoding (`ItemLimits.listingBytes`), the largest ones when the query has a limit.
     func checkListing(owner: UInt32, _ query: ItemQuery, in index: [String: Entry]) throws(ItemError) {
-        let wanted = ItemSearchKeys(query)
-        var sizes = index.values.filter { $0.owner == owner && $0.searchKeys.contains(wanted) }
+        let filter = ItemSearchKeys.Filter(query)
+        var sizes = index.values.filter { $0.owner == owner && filter.admits($0.searchKeys) }
             .map { ItemLimits.listingBytes(attributeBytes: $0.attributeLength) }
         if let limit = query.limit, sizes.count > limit { sizes = Array(sizes.sorted(by: >).prefix(limit)) }
         let total = sizes.reduce(0, +)

@@ -59,6 +59,25 @@ extension ItemStore {
         }
     }
 
+    /// Like `search`, with whether each item is locked (its secret cannot be read now) and the
+    /// lock state, decided here by the access table as `get` decides it, as of the search:
+    /// the Secret Service shows what the daemon would do, not a copy of its rules.
+    public func searchWithLocks(owner: UInt32, _ query: ItemQuery) throws(ItemError) -> (items: [ItemAttributes], locked: [Bool], state: LockState) {
+        try withIndex(creating: false) { (index, directory) throws(ItemError) in
+            try checkListing(owner: owner, query, in: index)
+            let items = matching(owner: owner, query, in: index, directory).map(\.metadata.attributes)
+            let state = controller.state
+            return (items, items.map { isLocked($0.accessibility, in: state) }, state)
+        }
+    }
+
+    /// Whether a secret of `accessibility` cannot be read in `state`: the table forbids opening
+    /// it (`guarded`), or it needs a passcode the vault does not have.
+    func isLocked(_ accessibility: ItemAccessibility, in state: LockState) -> Bool {
+        (accessibility.needsPasscode && !vault.passcodeSet)
+            || !AccessPolicy.decision(for: .openExisting, of: accessibility.protectionClass, in: state).isAllowed
+    }
+
     /// Removes every item of the owner that `query` matches, at once; returns how many. Not
     /// found when none does.
     @discardableResult
@@ -101,11 +120,19 @@ extension ItemStore {
                 }
                 try checkRoom(owner: owner, replacing: Set(found.map(\.name)),
                               with: versions.map { Entry($0.record, $0.metadata) }, in: index)
+                // Each record is synced before its rename; the directory once after every rename,
+                // before the answer (docs/PERFORMANCE.md, "Syncs of the item store"), except
+                // around a rename of the item, whose new record is in place (and synced) before
+                // the old goes.
+                var renamesToSync = false
                 for (match, new) in zip(found, versions) {
-                    try write(new.record, named: new.name, in: directory)
+                    let renamed = new.name != match.name
+                    try write(new.record, named: new.name, in: directory, syncDirectory: renamed)
                     index[new.name] = Entry(new.record, new.metadata)
-                    // A renamed item: the new record is in place (and synced) before the old goes.
-                    guard new.name != match.name, let directory else { continue }
+                    guard renamed, let directory else {
+                        renamesToSync = true
+                        continue
+                    }
                     do throws(Errno) {
                         try directory.removeFile(match.name)
                         try directory.syncDirectory()
@@ -114,6 +141,8 @@ extension ItemStore {
                     }
                     index[match.name] = nil
                 }
+                guard renamesToSync, let directory else { return }
+                do throws(Errno) { try directory.syncDirectory() } catch { throw .system(operation: "sync", errno: error) }
             }
         }
     }
@@ -130,9 +159,9 @@ extension ItemStore {
     /// authenticate matches nothing.
     func matching(owner: UInt32, _ query: ItemQuery, in index: [String: Entry], _ directory: FileDescriptor?) -> [Match] {
         guard let directory else { return [] }
-        let wanted = ItemSearchKeys(query)
+        let filter = ItemSearchKeys.Filter(query)
         var found: [Match] = []
-        for (name, entry) in index where entry.owner == owner && entry.searchKeys.contains(wanted) {
+        for (name, entry) in index where entry.owner == owner && filter.admits(entry.searchKeys) {
             TestDelays.pause(TestDelays.itemRecord)
             guard let (record, metadata) = try? loadRecord(name, in: directory), query.matches(metadata.attributes) else { continue }
             found.append(Match(name: name, record: record, metadata: metadata))

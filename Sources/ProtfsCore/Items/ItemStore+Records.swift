@@ -97,10 +97,13 @@ extension ItemStore {
         try ItemRecord.read(name, in: directory, vaultID: vault.vaultID, keys: keys)
     }
 
-    func write(_ record: ItemRecord, named name: String, in directory: FileDescriptor?) throws(ItemError) {
+    /// Writes `record` atomically (its file synced before the rename); `syncDirectory: false`
+    /// leaves the rename's durability to a directory sync the caller makes before it answers.
+    func write(_ record: ItemRecord, named name: String, in directory: FileDescriptor?,
+               syncDirectory: Bool = true) throws(ItemError) {
         guard let directory else { throw .system(operation: "write", errno: .noEntry) }
         do {
-            try directory.writeFileAtomically(name, contents: record.bytes, syncDirectory: true)
+            try directory.writeFileAtomically(name, contents: record.bytes, syncDirectory: syncDirectory)
         } catch {
             throw .system(operation: "write", errno: error)
         }
