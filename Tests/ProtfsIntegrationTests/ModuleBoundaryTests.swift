@@ -77,14 +77,16 @@ struct ModuleBoundaryTests {
     }
 
     /// The vault core's layers as docs/ARCHITECTURE.md lists them ("Inside the core"), bottom
-    /// up: each row's folders.
-    static func coreLayers() throws -> [[String]] {
+    /// up: each row's folders, and the Swift files the row says they hold.
+    static func coreLayers() throws -> [(folders: [String], files: [String])] {
         let architecture = try DocumentationTests.text("docs/ARCHITECTURE.md")
         let start = try #require(architecture.firstRange(of: "## Inside the core"), "docs/ARCHITECTURE.md has no \"Inside the core\"")
         let section = architecture[start.upperBound...].split(separator: "\n## ").first ?? ""
         return section.split(separator: "\n").filter { $0.hasPrefix("| ") }.compactMap { row in
-            let folders = (row.split(separator: "|").first ?? "").matches(of: /`(\w+)\/`/).map { String($0.output.1) }
-            return folders.isEmpty ? nil : folders
+            let cells = row.split(separator: "|")
+            let folders = (cells.first ?? "").matches(of: /`(\w+)\/`/).map { String($0.output.1) }
+            let files = cells.dropFirst().joined().matches(of: /`([\w+]+\.swift)`/).map { String($0.output.1) }
+            return folders.isEmpty ? nil : (folders, files)
         }
     }
 
@@ -108,7 +110,13 @@ struct ModuleBoundaryTests {
         let layers = try Self.coreLayers()
         #expect(layers.count > 3, "the parse of docs/ARCHITECTURE.md found too few layers: \(layers)")
         var rank: [String: Int] = [:]
-        for (index, row) in layers.enumerated() { for folder in row { rank[folder] = index } }
+        for (index, row) in layers.enumerated() {
+            for folder in row.folders { rank[folder] = index }
+            for file in row.files {
+                let placed = row.folders.contains { FileManager.default.fileExists(atPath: Self.coreRoot.appendingPathComponent("\($0)/\(file)").path) }
+                #expect(placed, "docs/ARCHITECTURE.md places \(file) in \(row.folders.joined(separator: " or ")), which do not hold it")
+            }
+        }
         let graph = try CoreFolderGraph(root: Self.coreRoot)
         for folder in graph.folders.sorted() {
             guard let own = rank[folder] else {

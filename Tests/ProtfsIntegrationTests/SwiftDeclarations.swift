@@ -1,0 +1,21 @@
+import Foundation
+
+/// The names the package's Swift files declare, as the documentation checks need them: the
+/// types (structs, classes, enums, protocols, actors, test suites among them) and every
+/// member's name (functions, properties, enum cases), whatever type holds it.
+struct SwiftDeclarations {
+    private(set) var types: Set<String> = []
+    private(set) var members: Set<String> = []
+
+    init(files: [String], root: URL) throws {
+        for file in files {
+            guard let text = try? String(contentsOf: root.appendingPathComponent(file), encoding: .utf8) else { continue }
+            types.formUnion(text.matches(of: /\b(?:struct|class|enum|protocol|actor)\s+(\w+)/).map { String($0.output.1) })
+            members.formUnion(text.matches(of: /\b(?:func|case|let|var)\s+(\w+)/).map { String($0.output.1) })
+            // The later names of `case a, b, c`.
+            for list in text.matches(of: /\bcase\s+\w+((?:\s*,\s*\w+)+)/) {
+                members.formUnion(list.output.1.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            }
+        }
+    }
+}
