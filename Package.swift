@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsSecretServiceTests", dependencies: ["ProtfsSecretService", "ProtfsCrypto", "ProtfsDomain"]),
         .testTarget(name: "ProtfsControlProtocolTests", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCrypto", "ProtfsTestSupport"]),
-        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlProtocol", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
+        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlProtocol", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFollowTests", dependencies: ["ProtfsFollow"]),
         .testTarget(name: "ProtfsTPMTests", dependencies: ["ProtfsTPM", "ProtfsCrypto", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsBusTests", dependencies: ["ProtfsBus", "CSystemd"]),

@@ -22,7 +22,7 @@ enum DecoderFuzzer {
         guard let selector = bytes.first else { return }
         let input = Array(bytes.dropFirst())
         let text = String(decoding: input, as: UTF8.self)
-        switch selector % 10 {
+        switch selector % 11 {
         case 0: _ = FileHeader.diagnose(input, keyring: keyring)
         case 1: _ = try? Keybag.decode(input, deviceKeys: deviceKeys)
         case 2: _ = try? DirectoryMetadata.decode(input, vaultID: keyring.vaultID, keys: filesystemKeys)
@@ -46,6 +46,13 @@ enum DecoderFuzzer {
             _ = SymlinkTarget.format(of: text)
             _ = try? SymlinkTarget.load(backingTarget: text, at: symlinkLocation, keys: filesystemKeys, root: .currentWorkingDirectory)
         case 8: CipherCrossCheck.run(input)
+        case 9:
+            // A keychain item record: its structure, then its attributes, which the MAC keeps a
+            // fuzzer from reaching through the record, so they are decoded on their own too.
+            _ = try? ItemRecord.open(input, recordName: text, vaultID: keyring.vaultID, keys: filesystemKeys)
+            _ = ItemMetadata(parsing: input, version: 1)
+            _ = ItemMetadata(parsing: input, version: ItemRecord.currentVersion)
+            _ = ReservedFolderEntry.classify(text, in: ReservedNames.items, isRegularFile: true)
         default:
             var request = InputBytes(bytes: input)
             _ = try? ControlWire.readRequest(from: &request)
