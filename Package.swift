@@ -5,8 +5,10 @@ import PackageDescription
 // for the GNU names Swift's Glibc module hides; the domain's values (classes, lock states,
 // exit codes); crypto (libsodium, secure memory); system (typed syscalls); the control
 // protocol's client side (no vault); the Swift library for apps (DataProtection); the
-// on-disk format codecs (pure: what the fuzzer links); core (the vault: keybag, policy,
-// filesystem; no FUSE); command-line support; the FUSE adapter; the control server; the two executables.
+// on-disk format codecs (pure, the vault's files, keychain item records and backup archives:
+// what the fuzzer links); core (the vault: keys, policy, filesystem, items, backup, fsck, its
+// folders layers that ModuleBoundaryTests holds to docs/ARCHITECTURE.md; no FUSE); command-line
+// support; the FUSE adapter; the control server; the two executables.
 let package = Package(
     name: "protfs",
     products: [
