@@ -79,11 +79,11 @@ struct DocumentationTests {
         return ["README.md"] + docs.sorted() + manual.sorted()
     }
 
-    @Test("every file, path, test and member that the README, docs/ and man/ cite exists")
+    @Test("every file, path, test, member and name that the README, docs/ and man/ cite exists")
     func citedNamesExist() throws {
         let root = CommandRunner.packageRoot
         let files = try Self.repositoryFiles()
-        let declared = try SwiftDeclarations(files: files.filter { $0.hasSuffix(".swift") }, root: root)
+        let declared = try SourceNames(files: files, root: root)
         let targets = Set(try Self.packageTargets())
         var checked = 0
         for document in try Self.documents() {
@@ -103,6 +103,10 @@ struct DocumentationTests {
                           declared.types.contains(String(member.output.1)) {
                     #expect(declared.members.contains(String(member.output.2)),
                             "\(document) cites \(cited), but nothing of that name is declared")
+                } else if cited.wholeMatch(of: /[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+/) != nil {
+                    // A type, a D-Bus member, a C name: renamed in the code, it would linger here.
+                    #expect(declared.words.contains(cited) || targets.contains(cited),
+                            "\(document) cites \(cited), which no source names")
                 } else {
                     continue
                 }
