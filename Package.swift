@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "protfsctl", targets: ["protfsctl"]),
         .library(name: "DataProtection", targets: ["DataProtection"]),
         .executable(name: "dataprotection-lint", targets: ["dataprotection-lint"]),
+        .plugin(name: "DataProtectionLintPlugin", targets: ["DataProtectionLintPlugin"]),
     ],
     targets: [
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
@@ -30,7 +31,9 @@ let package = Package(
         .target(name: "ProtfsSystem", dependencies: ["CProtfsSys"]),
         .target(name: "ProtfsDomain"),
         .target(name: "ProtfsControlProtocol", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
-        .target(name: "DataProtection", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol"]),
+        .target(name: "DataProtectionFiles", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsSystem"]),
+        .target(name: "DataProtection", dependencies: ["CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol",
+                                                       "DataProtectionFiles"]),
         .target(name: "ProtfsFormat", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
         .target(name: "ProtfsCore", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFormat"]),
         .target(name: "ProtfsCommandLine", dependencies: ["ProtfsDomain", "ProtfsCrypto", "ProtfsSystem"]),
@@ -44,10 +47,13 @@ let package = Package(
         .executableTarget(name: "protfs", dependencies: ["CFuse", "CSodium", "CProtfsSys", "ProtfsDomain", "ProtfsCrypto", "ProtfsSystem", "ProtfsFuse", "ProtfsCore", "ProtfsFormat", "ProtfsCommandLine", "ProtfsControl", "ProtfsControlProtocol", "ProtfsSystemd", "ProtfsTPM"]),
         .executableTarget(name: "protfsctl", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCommandLine", "ProtfsFollow", "ProtfsCrypto", "ProtfsSystem", "CProtfsSys", "ProtfsSecretService"]),
         .executableTarget(name: "dataprotection-lint"),
+        .plugin(name: "DataProtectionLintPlugin", capability: .buildTool(), dependencies: ["dataprotection-lint"]),
+        // The examples adopt the build-time check as apps do: a silent call in them is a warning.
         .executableTarget(name: "DataProtectionExample", dependencies: ["DataProtection"], path: "Examples/DataProtectionExample",
-                          swiftSettings: [.swiftLanguageMode(.v5)]),  // as most iOS apps are still written
+                          swiftSettings: [.swiftLanguageMode(.v5)],  // as most iOS apps are still written
+                          plugins: ["DataProtectionLintPlugin"]),
         .executableTarget(name: "DataProtectionIdioms", dependencies: ["DataProtection"], path: "Examples/DataProtectionIdioms",
-                          swiftSettings: [.swiftLanguageMode(.v5)]),
+                          swiftSettings: [.swiftLanguageMode(.v5)], plugins: ["DataProtectionLintPlugin"]),
         .testTarget(name: "ProtfsCryptoTests", dependencies: ["CSodium", "COpenSSL", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsSystemTests", dependencies: ["ProtfsSystem"]),
         .target(name: "ProtfsTestSupport", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsControlProtocol"], path: "Tests/ProtfsTestSupport"),
@@ -64,7 +70,8 @@ let package = Package(
         .testTarget(name: "ProtfsBusTests", dependencies: ["ProtfsBus", "CSystemd"]),
         .testTarget(name: "ProtfsSystemdTests", dependencies: ["ProtfsSystemd", "ProtfsDomain"]),
         .testTarget(name: "ProtfsFuseTests", dependencies: ["CFuse", "CProtfsUring", "ProtfsDomain", "ProtfsFuse", "ProtfsCore", "ProtfsSystem"]),
-        .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection", "ProtfsControlProtocol", "ProtfsDomain"]),
+        .testTarget(name: "DataProtectionLintTests", dependencies: ["dataprotection-lint"]),
+        .testTarget(name: "DataProtectionTests", dependencies: ["DataProtection", "DataProtectionFiles", "ProtfsControlProtocol", "ProtfsDomain"]),
         .testTarget(name: "ProtfsIntegrationTests", dependencies: ["DataProtection", "ProtfsDomain", "ProtfsSystem", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsTestSupport"],
                     exclude: ["Scripts"]),
     ]

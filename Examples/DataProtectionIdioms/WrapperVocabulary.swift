@@ -27,7 +27,28 @@ enum WrapperVocabulary {
         kSecUseAuthenticationContext, kSecUseNoAuthenticationUI,
     ]
 
-    static let statuses: [OSStatus] = [errSecDecode]
+    static let statuses: [OSStatus] = [errSecDecode, errSecAllocate, errSecInteractionNotAllowed, errSecItemNotFound, errSecNotAvailable]
+
+    static let accessibilities: [CFString] = [
+        kSecAttrAccessibleWhenUnlocked, kSecAttrAccessibleAfterFirstUnlock, kSecAttrAccessibleAlways,
+        kSecAttrAccessibleWhenPasscodeSetThisDeviceOnly, kSecAttrAccessibleWhenUnlockedThisDeviceOnly,
+        kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, kSecAttrAccessibleAlwaysThisDeviceOnly,
+    ]
+
+    static let descriptions: [CFString] = [kSecAttrLabel, kSecAttrDescription, kSecAttrComment]
+
+    /// SimpleKeychain's and Valet's access control flags, as a stored property's type.
+    static let flags: SecAccessControlCreateFlags = [.userPresence]
+
+    static let yes: CFBoolean = kCFBooleanTrue
+
+    /// Locksmith's default service, as written.
+    static let defaultService = Bundle.main.infoDictionary![String(kCFBundleIdentifierKey)] as? String ?? "com.locksmith.defaultService"
+
+    /// SwiftKeychainWrapper's `allKeys()`: a result's account read with the constant as the key.
+    static func account(of attributes: [AnyHashable: Any]) -> Data? {
+        attributes[kSecAttrAccount] as? Data
+    }
 
     /// SimpleKeychain's and Valet's random bytes, Locksmith's error handling, as written.
     static func randomBytes(_ count: Int) -> Data? {
@@ -41,6 +62,10 @@ enum WrapperVocabulary {
         return (CFErrorGetCode(error), CFErrorGetDomain(error) as String, CFErrorCopyDescription(error) as String)
     }
 
+    static func explain(_ error: CFError) -> (reason: CFString?, suggestion: CFString?, userInfo: CFDictionary) {
+        (CFErrorCopyFailureReason(error), CFErrorCopyRecoverySuggestion(error), CFErrorCopyUserInfo(error))
+    }
+
     static func coreFoundation(_ data: Data, _ number: Int) -> (CFData, CFNumber, CFOptionFlags) {
         (data as CFData, number as CFNumber, CFOptionFlags(0))
     }
@@ -50,6 +75,6 @@ enum WrapperVocabulary {
         return [control]
     }
 
-    /// `FileManager()` is ambiguous on Linux (docs/DATAPROTECTION.md): the smallest edit.
-    static func fileManager() -> ProtectedFileManager { ProtectedFileManager() }
+    /// `FileManager()` as iOS code writes it: a protecting manager here.
+    static func fileManager() -> ProtectedFileManager { FileManager() }
 }

@@ -6,6 +6,7 @@
 //
 // Usage: PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms DIRECTORY-ON-THE-MOUNT
 //        PROTFS_KEYCHAIN=MOUNTPOINT DataProtectionIdioms --identity | --raw-observer
+//        DataProtectionIdioms --own-manager DIRECTORY-ON-THE-MOUNT
 import DataProtection
 import Foundation
 
@@ -15,6 +16,7 @@ case "--identity":
     BundleIdentity.run()
     exit(0)
 case "--raw-observer": exit(RawNameObserver.run())
+case "--own-manager" where CommandLine.arguments.count == 3: exit(OwnFileManager.run(in: CommandLine.arguments[2]))
 default: break
 }
 guard CommandLine.arguments.count == 2 else {

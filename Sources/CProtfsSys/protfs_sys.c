@@ -139,16 +139,21 @@ int protfs_spawn_in_new_session(const char *path, char *const argv[], char *cons
     return error;
 }
 
-int protfs_spawn_with_output(const char *file, char *const argv[], char *const envp[], int output, pid_t *pid) {
+int protfs_spawn_with_output(const char *file, char *const argv[], char *const envp[], int output, int null_input,
+                             pid_t *pid) {
     posix_spawn_file_actions_t actions;
     int error = posix_spawn_file_actions_init(&actions);
     if (error != 0) return error;
-    error = posix_spawn_file_actions_adddup2(&actions, output, STDOUT_FILENO);
+    if (null_input) error = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (error == 0) error = posix_spawn_file_actions_adddup2(&actions, output, STDOUT_FILENO);
     if (error == 0) error = posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
     if (error == 0) error = posix_spawnp(pid, file, &actions, NULL, argv, envp);
     posix_spawn_file_actions_destroy(&actions);
     return error;
 }
+
+int protfs_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
+int protfs_socketpair_cloexec(int ends[2]) { return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends); }
 
 int protfs_errno(void) { return errno; }
 void protfs_set_errno(int value) { errno = value; }

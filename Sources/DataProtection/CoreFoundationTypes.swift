@@ -15,6 +15,10 @@ public typealias CFOptionFlags = UInt
 /// The domain of a `CFError`.
 public typealias CFErrorDomain = CFString
 
+/// The Info.plist key of a bundle's identifier, as Locksmith reads
+/// `Bundle.main.infoDictionary![String(kCFBundleIdentifierKey)]`.
+nonisolated(unsafe) public let kCFBundleIdentifierKey: CFString = "CFBundleIdentifier"
+
 /// The error's code (`errSecParam` for `SecAccessControlCreateWithFlags`'s).
 public func CFErrorGetCode(_ error: CFError) -> CFIndex { error.code }
 
@@ -32,3 +36,11 @@ public func CFErrorCopyRecoverySuggestion(_ error: CFError) -> CFString? { error
 
 /// The error's user info.
 public func CFErrorCopyUserInfo(_ error: CFError) -> CFDictionary! { NSDictionary(dictionary: error.userInfo) }
+
+/// A `CFString` as a key of `[AnyHashable: Any]` is the `String` it bridges to, as on Apple's
+/// platforms: `attributes[kSecAttrAccount]` finds the account of a result cast to
+/// `[[AnyHashable: Any]]` (SwiftKeychainWrapper's `allKeys()`). Linux Foundation's `NSString`
+/// hashes as an object otherwise, so such a lookup finds nothing.
+extension NSString: @retroactive _HasCustomAnyHashableRepresentation {
+    public func _toCustomAnyHashable() -> AnyHashable? { AnyHashable(self as String) }
+}

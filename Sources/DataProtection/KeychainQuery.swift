@@ -295,7 +295,7 @@ struct KeychainQuery {
 /// The value inside any depth of `Optional` (`kCFBooleanTrue` is an implicitly unwrapped
 /// optional, so a dictionary literal holds it wrapped); nil for none, and for `NSNull`, which
 /// a nil optional becomes in `query as CFDictionary`.
-private func unwrapped(_ value: Any) -> Any? {
+func unwrapped(_ value: Any) -> Any? {
     if value is NSNull { return nil }
     let mirror = Mirror(reflecting: value)
     guard mirror.displayStyle == .optional else { return value }

@@ -1,3 +1,4 @@
+import DataProtectionFiles
 import ProtfsControlProtocol
 import ProtfsDomain
 

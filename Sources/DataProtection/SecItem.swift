@@ -75,7 +75,8 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 /// `attributesToUpdate` may change `kSecAttrLabel`, `kSecAttrDescription`,
 /// `kSecAttrComment`, `kSecAttrGeneric`, `kSecAttrAccessible` and `kSecValueData`, and
 /// rename an item (`kSecAttrService`, `kSecAttrAccount`) unless that makes a duplicate
-/// (`errSecDuplicateItem`). The daemon matches and changes every item in one request, and
+/// (`errSecDuplicateItem`); an attribute that repeats the query's value changes nothing and
+/// is accepted whatever its key. The daemon matches and changes every item in one request, and
 /// changes none when it refuses one. A rename seals the item under its new name, so it needs
 /// the item's secret (its class key available now).
 ///
@@ -86,7 +87,7 @@ public func SecItemCopyMatching(_ query: CFDictionary, _ result: UnsafeMutablePo
 public func SecItemUpdate(_ query: CFDictionary, _ attributesToUpdate: CFDictionary) -> OSStatus {
     Keychain.status { () throws(KeychainStatus) in
         let parsed = try KeychainQuery(query, for: .match)
-        let update = try KeychainQuery(attributesToUpdate, for: .changes)
+        let update = try KeychainQuery(UnchangedAttributes.removed(from: attributesToUpdate, sameAs: query), for: .changes)
         // An internet password's service is its server, protocol, port, path and so on.
         if parsed.internet != nil && update.service != nil {
             throw .param("kSecAttrService cannot rename an internet password: its service is its server, protocol, port and path")

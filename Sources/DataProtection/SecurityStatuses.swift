@@ -11,6 +11,8 @@ public let errSecUnimplemented: OSStatus = -4
 /// A parameter was missing or not valid: an unknown key, a value of the wrong type, a
 /// secret or an attribute too long.
 public let errSecParam: OSStatus = -50
+/// Memory could not be allocated (never returned by protfs: Locksmith's errors name it).
+public let errSecAllocate: OSStatus = -108
 /// The user canceled (never returned by protfs, which never prompts).
 public let errSecUserCanceled: OSStatus = -128
 /// No protfs keychain vault: `PROTFS_KEYCHAIN` names none, and there is not exactly one
@@ -42,6 +44,7 @@ private func applesMessage(_ status: OSStatus) -> String? {
     case errSecSuccess: "No error."
     case errSecUnimplemented: "Function or operation not implemented."
     case errSecParam: "One or more parameters passed to a function were not valid."
+    case errSecAllocate: "Failed to allocate memory."
     case errSecUserCanceled: "User canceled the operation."
     case errSecNotAvailable: "No keychain is available. You may need to restart your computer."
     case errSecAuthFailed: "The user name or passphrase you entered is not correct."

@@ -28,23 +28,17 @@ struct PasscodeCommand {
     /// anything but 0 is a failure, whatever it wrote. `ifMissing`: the error when the
     /// program is not installed.
     func read(ifMissing: PasscodeInputError? = nil) throws(PasscodeInputError) -> SecureBuffer {
-        var ends: [Int32] = [0, 0]
-        // Close-on-exec (no pipe2 in Swift's Glibc): the child gets its end only as its output.
-        guard pipe(&ends) == 0, fcntl(ends[0], F_SETFD, FD_CLOEXEC) == 0, fcntl(ends[1], F_SETFD, FD_CLOEXEC) == 0 else { throw .commandFailed(command: name, reason: "cannot be given a pipe (\(Errno.current))") }
-        let child: ChildProcess
+        let child: ChildOutput
         do {
-            child = try ChildProcess.spawn(arguments, standardOutput: ends[1])
+            child = try ChildProcess.spawnReadingOutput(arguments)
         } catch {
-            close(ends[0])
-            close(ends[1])
             if error.rawValue == ENOENT, let ifMissing { throw ifMissing }
             throw .commandFailed(command: name, reason: "cannot be started (\(error))")
         }
-        close(ends[1])
-        let line = Result { () throws(PasscodeInputError) in try PasscodeReader.readLine(from: ends[0], source: "the output of '\(name)'") }
-        Self.drain(ends[0])  // the rest, so that the command does not die of SIGPIPE
-        close(ends[0])
-        let termination = child.wait()
+        let output = child.output.borrowed.rawValue
+        let line = Result { () throws(PasscodeInputError) in try PasscodeReader.readLine(from: output, source: "the output of '\(name)'") }
+        Self.drain(output)  // the rest, so that the command does not die of SIGPIPE
+        let termination = child.process.wait()
         guard termination == .exited(0) else { throw .commandFailed(command: name, reason: termination.description) }
         return try line.get()
     }

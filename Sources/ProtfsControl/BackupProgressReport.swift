@@ -6,18 +6,19 @@ import ProtfsSystem
 /// the send timeout), so that it stops and lets go of the vault.
 final class BackupProgressReport {
     private static let interval = Duration.milliseconds(250)
-    private let socket: UnixSocket
+    private let connection: SharedSocket
     private var lastSent: UInt64 = 0
 
-    init(socket: UnixSocket) { self.socket = socket }
+    init(connection: SharedSocket) { self.connection = connection }
 
     /// False once the client is gone.
     func send(objects: UInt64, bytes: UInt64) -> Bool {
-        guard !socket.peerHasHungUp else { return false }
+        guard !connection.socket.peerHasHungUp else { return false }
         let now = MonotonicClock.nanoseconds()
         guard now - lastSent >= UInt64(Self.interval.wholeNanoseconds) else { return true }
         lastSent = now
-        var sink = SocketByteSink(socket: socket)
-        return (try? ControlWire.write(.backupProgress(objects: objects, bytes: bytes), to: &sink)) != nil
+        return (try? connection.socket.writing { sink throws(ControlWireError) in
+            try ControlWire.write(.backupProgress(objects: objects, bytes: bytes), to: &sink)
+        }) != nil
     }
 }

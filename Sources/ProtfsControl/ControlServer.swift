@@ -44,14 +44,14 @@ public final class ControlServer: Sendable {
     private let state = Mutex(State())
 
     private struct State {
-        var listener: UnixSocket?
+        var listener: SharedSocket?
         /// The listener's inode, so `stop()` removes only the socket it created.
         var inode: ino_t = 0
         var acceptRunning = false
         var stopping = false
-        var connections: [Int32: UnixSocket] = [:]
-        /// Who holds each connection, by descriptor.
-        var tenants: [Int32: ControlAdmission.Tenant] = [:]
+        var connections: [ObjectIdentifier: SharedSocket] = [:]
+        /// Who holds each connection.
+        var tenants: [ObjectIdentifier: ControlAdmission.Tenant] = [:]
     }
 
     /// - Parameters:
@@ -78,16 +78,15 @@ public final class ControlServer: Sendable {
     public func start() throws(ControlServerError) {
         try prepareDirectory()
         try removeStaleSocket()
-        let listener: UnixSocket
+        let listener: SharedSocket
         do {
-            listener = try UnixSocket.listening(at: socketPath, backlog: 16)
+            listener = SharedSocket(try UnixSocket.listening(at: socketPath, backlog: 16))
         } catch {
             throw .system(operation: "listen on", path: socketPath, errno: error)
         }
         var st = stat()
         guard chmod(socketPath, ControlSocketPath.socketMode) == 0, lstat(socketPath, &st) == 0 else {
             let error = Errno.current
-            listener.close()
             unlink(socketPath)
             throw .system(operation: "set the mode of", path: socketPath, errno: error)
         }
@@ -101,7 +100,6 @@ public final class ControlServer: Sendable {
                 state.listener = nil
                 state.acceptRunning = false
             }
-            listener.close()
             unlink(socketPath)
             throw .system(operation: "start a thread for", path: socketPath, errno: error)
         }
@@ -110,19 +108,19 @@ public final class ControlServer: Sendable {
     /// Closes and removes the socket and ends every connection (watchers see the end of
     /// their stream); waits a little for requests in progress to finish.
     public func stop() {
-        let stopped: (listener: UnixSocket, inode: ino_t)? = state.withLock { state in
+        let inode: ino_t? = state.withLock { state in
             guard !state.stopping, let listener = state.listener else { return nil }
             state.stopping = true
-            listener.shutdown()
-            return (listener, state.inode)
+            listener.socket.shutdown()
+            state.listener = nil  // closed once the accept thread lets go of it too
+            return state.inode
         }
-        guard let stopped else { return }
+        guard let inode else { return }
         waitUntil(within: .seconds(5)) { !$0.acceptRunning }
         var st = stat()
-        if lstat(socketPath, &st) == 0, st.st_ino == stopped.inode { unlink(socketPath) }
-        stopped.listener.close()
+        if lstat(socketPath, &st) == 0, st.st_ino == inode { unlink(socketPath) }
         state.withLock { state in
-            for connection in state.connections.values { connection.shutdown() }
+            for connection in state.connections.values { connection.socket.shutdown() }
         }
         waitUntil(within: .seconds(2)) { $0.connections.isEmpty }
     }
@@ -132,12 +130,12 @@ public final class ControlServer: Sendable {
 
     // MARK: accepting
 
-    private func acceptConnections(on listener: UnixSocket) {
+    private func acceptConnections(on listener: SharedSocket) {
         defer { state.withLock { $0.acceptRunning = false } }
         while true {
-            let connection: UnixSocket
+            let accepted: UnixSocket
             do {
-                connection = try listener.accept()
+                accepted = try listener.socket.accept()
             } catch {
                 if state.withLock({ $0.stopping }) { return }
                 switch error.rawValue {
@@ -148,33 +146,35 @@ public final class ControlServer: Sendable {
                 default: return
                 }
             }
-            guard let peer = connection.peer() else {
-                refuse(connection, "the daemon could not tell who is asking")
+            guard let peer = accepted.peer() else {
+                refuse(accepted, "the daemon could not tell who is asking")
                 continue
             }
+            let connection = SharedSocket(accepted)
+            let key = ObjectIdentifier(connection)
             let verdict: Admission = state.withLock { state in
                 if state.stopping { return .stopping }
                 if let refusal = admission.refusal(ofConnectionBy: peer.uid, among: state.tenants.values) {
                     return .refused(refusal)
                 }
-                state.connections[connection.fd] = connection
-                state.tenants[connection.fd] = ControlAdmission.Tenant(uid: peer.uid)
+                state.connections[key] = connection
+                state.tenants[key] = ControlAdmission.Tenant(uid: peer.uid)
                 return .admitted
             }
             switch verdict {
             case .admitted: break
-            case .refused(let reason): refuse(connection, reason); continue
-            case .stopping: connection.close(); continue
+            case .refused(let reason): refuse(connection.socket, reason); continue
+            case .stopping: continue  // the connection closes as it goes
             }
-            let session = ControlSession(socket: connection, peer: peer, handler: handler, mountpoint: mountpoint,
-                                         mountingUser: mountingUser, startWatch: { [self] in startWatch(on: connection.fd) },
-                                         startItemRequest: { [self] in startItemRequest(on: connection.fd) })
+            let session = ControlSession(connection: connection, peer: peer, handler: handler, mountpoint: mountpoint,
+                                         mountingUser: mountingUser, startWatch: { [self] in startWatch(on: key) },
+                                         startItemRequest: { [self] in startItemRequest(on: key) })
+            // The connection closes once the server, this closure and the session let go of it.
             let ended: @Sendable () -> Void = { [self] in
                 state.withLock { state in
-                    state.connections[connection.fd] = nil
-                    state.tenants[connection.fd] = nil
+                    state.connections[key] = nil
+                    state.tenants[key] = nil
                 }
-                connection.close()
             }
             do {
                 try JoinableThread.detach {
@@ -190,27 +190,27 @@ public final class ControlServer: Sendable {
 
     private enum Admission { case admitted, refused(String), stopping }
 
-    /// Counts the connection on `fd` as a watch, if its uid may hold one more; else why not.
-    private func startWatch(on fd: Int32) -> String? {
+    /// Counts the connection `key` as a watch, if its uid may hold one more; else why not.
+    private func startWatch(on key: ObjectIdentifier) -> String? {
         state.withLock { state in
-            guard let uid = state.tenants[fd]?.uid else { return "the daemon is stopping" }
+            guard let uid = state.tenants[key]?.uid else { return "the daemon is stopping" }
             if let refusal = admission.refusal(ofWatchBy: uid, among: state.tenants.values) { return refusal }
-            state.tenants[fd]?.watching = true
+            state.tenants[key]?.watching = true
             return nil
         }
     }
 
-    /// Counts the connection on `fd` as an item request in flight (until the connection
+    /// Counts the connection `key` as an item request in flight (until the connection
     /// ends), once its uid may start one more; why not when no room is made within
     /// `ControlAdmission.itemRequestWait`. The wait covers a client's next request, which can
     /// arrive before the thread that answered its last one has ended that connection.
-    private func startItemRequest(on fd: Int32) -> String? {
+    private func startItemRequest(on key: ObjectIdentifier) -> String? {
         let deadline = Deadline(after: ControlAdmission.itemRequestWait)
         while true {
             let refusal: String? = state.withLock { state in
-                guard let uid = state.tenants[fd]?.uid else { return "the daemon is stopping" }
+                guard let uid = state.tenants[key]?.uid else { return "the daemon is stopping" }
                 if let refusal = admission.refusal(ofItemRequestBy: uid, among: state.tenants.values) { return refusal }
-                state.tenants[fd]?.servingItem = true
+                state.tenants[key]?.servingItem = true
                 return nil
             }
             guard refusal != nil, deadline.millisecondsLeft > 0 else { return refusal }
@@ -218,12 +218,11 @@ public final class ControlServer: Sendable {
         }
     }
 
-    /// Tells a refused client why, without waiting on it, and closes the connection.
-    private func refuse(_ connection: UnixSocket, _ reason: String) {
+    /// Tells a refused client why, without waiting on it; its owner then closes the connection.
+    private func refuse(_ connection: borrowing UnixSocket, _ reason: String) {
         if let frame = try? ControlWire.encoded(.failure(ControlFailure(.failure, reason))) {
             frame.withUnsafeBytes { _ = try? connection.send($0, nonBlocking: true) }
         }
-        connection.close()
     }
 
     private func waitUntil(within timeout: Duration, _ condition: (State) -> Bool) {
@@ -260,8 +259,7 @@ public final class ControlServer: Sendable {
         }
         guard st.st_mode & S_IFMT == S_IFSOCK else { throw .occupied(path: socketPath) }
         switch Result(catching: { () throws(Errno) in try UnixSocket.connected(to: socketPath) }) {
-        case .success(let live):
-            live.close()
+        case .success:
             throw .alreadyServed(path: socketPath)
         case .failure(let error) where error.rawValue == ECONNREFUSED:
             break

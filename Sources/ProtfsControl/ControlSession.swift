@@ -10,7 +10,7 @@ import ProtfsSystem
 /// crash the daemon or keep this thread past the limit, except a `watch`, which lasts as
 /// long as its client.
 struct ControlSession {
-    let socket: UnixSocket
+    let connection: SharedSocket
     /// Who connected (`SO_PEERCRED`, taken at accept).
     let peer: UnixSocket.Peer
     let handler: any ControlHandler
@@ -23,12 +23,11 @@ struct ControlSession {
     let startItemRequest: @Sendable () -> String?
 
     func serve() {
-        socket.setSendTimeout(ControlLimits.requestTimeout)
+        connection.socket.setSendTimeout(ControlLimits.requestTimeout)
         let deadline = Deadline(after: ControlLimits.requestTimeout)
-        var source = SocketByteSource(socket: socket, deadline: deadline)
         let message: ControlRequestMessage
         do {
-            message = try ControlWire.readRequest(from: &source)
+            message = try connection.socket.reading(until: deadline) { source throws(ControlWireError) in try ControlWire.readRequest(from: &source) }
         } catch .closed {
             return  // a liveness probe, or a client that changed its mind
         } catch {
@@ -59,7 +58,7 @@ struct ControlSession {
 
     /// Items belong to the peer's uid; only root names another (`--uid`).
     private func answer(_ request: ItemRequest, secrets: [SecureBuffer]) -> ControlReplyMessage {
-        guard let peer = socket.peer() else {
+        guard let peer = connection.socket.peer() else {
             return ControlReplyMessage(reply: .failure(ControlFailure(.failure, "not allowed: the daemon could not tell who is asking")))
         }
         if let uid = request.uid, uid != peer.uid, peer.uid != 0 {
@@ -86,7 +85,7 @@ struct ControlSession {
     /// Anyone may ask for the status; the daemon's pid and the backing directory are told to
     /// the owner and root only.
     private func status() -> StatusReport {
-        var report = handler.status(caller: socket.peer()?.uid)
+        var report = handler.status(caller: connection.socket.peer()?.uid)
         report.owner = mountingUser
         report.callerMayLock = peerIsPrivileged
         if !peerIsPrivileged {
@@ -133,13 +132,13 @@ struct ControlSession {
     /// and runs the backup on this connection's thread, telling the client how far it is.
     private func backup(_ secrets: [SecureBuffer], withPasscode: Bool, deadline: Deadline) -> ControlReply {
         let archive: OwnedDescriptor?
-        do { archive = try socket.receiveDescriptor(deadline: deadline) } catch {
+        do { archive = try connection.socket.receiveDescriptor(deadline: deadline) } catch {
             return .failure(ControlFailure(.failure, "the daemon refused the request: \(error)"))
         }
         guard let archive else {
             return .failure(ControlFailure(.failure, "the daemon refused the request: the archive's descriptor is missing"))
         }
-        let progress = BackupProgressReport(socket: socket)
+        let progress = BackupProgressReport(connection: connection)
         do throws(ControlFailure) {
             let leftOut = try handler.backup(into: archive.borrowed, passcode: withPasscode ? secrets[0] : nil,
                                              passphrase: secrets[secrets.count - 1], caller: peer.uid, progress: progress.send)
@@ -152,7 +151,7 @@ struct ControlSession {
     /// Subscribes, sends the state line, then waits for the client to go away (events are
     /// sent by the subscription from the daemon's thread meanwhile).
     private func watch() {
-        let subscription = WatchSubscription(socket: socket)
+        let subscription = WatchSubscription(connection: connection)
         let current = handler.watch { event in subscription.deliver(event) }
         subscription.start(current: current)
         waitForHangUp()
@@ -163,7 +162,7 @@ struct ControlSession {
     /// the socket is shut down.
     private func waitForHangUp() {
         var byte: UInt8 = 0
-        _ = withUnsafeMutableBytes(of: &byte) { buffer in try? socket.receive(into: buffer, deadline: nil) }
+        _ = withUnsafeMutableBytes(of: &byte) { buffer in try? connection.socket.receive(into: buffer, deadline: nil) }
     }
 
     private func reply(_ reply: ControlReply) { self.reply(ControlReplyMessage(reply: reply)) }
@@ -172,15 +171,16 @@ struct ControlSession {
     /// reply too large for the wire (refused before its first byte) is answered with a
     /// failure that says so; a client that left needs no answer.
     private func reply(_ message: ControlReplyMessage) {
-        var sink = SocketByteSink(socket: socket)
-        do throws(ControlWireError) {
-            try ControlWire.write(message.reply, secret: message.secret, to: &sink)
-        } catch .lengthOutOfRange(_, let length, let range) {
-            let reason = "the answer would take \(length) bytes, more than the \(range.upperBound) one answer may; "
-                + "ask for less (a narrower query or a limit)"
-            try? ControlWire.write(.failure(ControlFailure(.failure, reason)), to: &sink)
-        } catch {
-            return
+        connection.socket.writing { sink in
+            do throws(ControlWireError) {
+                try ControlWire.write(message.reply, secret: message.secret, to: &sink)
+            } catch .lengthOutOfRange(_, let length, let range) {
+                let reason = "the answer would take \(length) bytes, more than the \(range.upperBound) one answer may; "
+                    + "ask for less (a narrower query or a limit)"
+                try? ControlWire.write(.failure(ControlFailure(.failure, reason)), to: &sink)
+            } catch {
+                return
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import ProtfsControlProtocol
+import ProtfsSystem
 
 /// Who asked for a lock or an unlock, as the kernel tells it (SO_PEERCRED) and as the
 /// daemon's log says it: the uid, the process and its command name (`/proc/PID/comm`, at
@@ -24,12 +25,11 @@ public struct Requester: Sendable, Equatable, CustomStringConvertible {
     }
 
     public static func commandName(of pid: pid_t) -> String? {
-        guard pid > 0, let file = fopen("/proc/\(pid)/comm", "r") else { return nil }
-        defer { fclose(file) }
-        var buffer = [CChar](repeating: 0, count: 64)
-        guard fgets(&buffer, Int32(buffer.count), file) != nil else { return nil }
+        guard pid > 0, let comm = try? OwnedDescriptor.open(path: "/proc/\(pid)/comm", .readOnly).closeAfter({
+            file throws(Errno) in try file.readAll(limit: 64)
+        }) else { return nil }
         // The kernel ends it with a newline.
-        let bytes = buffer.prefix { $0 != 0 && $0 != 0x0A }.prefix(15).map { UInt8(bitPattern: $0) }
+        let bytes = comm.prefix { $0 != 0 && $0 != 0x0A }.prefix(15)
         let printable = bytes.map { (0x20...0x7e).contains($0) && $0 != 0x5c ? Character(UnicodeScalar($0)) : "?" }
         return printable.isEmpty ? nil : String(printable)
     }

@@ -15,10 +15,10 @@ final class WatchSubscription: Sendable {
         var pending: [LockEvent] = []
     }
 
-    private let socket: UnixSocket
+    private let connection: SharedSocket
     private let state = Mutex(State())
 
-    init(socket: UnixSocket) { self.socket = socket }
+    init(connection: SharedSocket) { self.connection = connection }
 
     /// The listener handed to `ControlHandler.watch`; false once the watcher is gone.
     func deliver(_ event: LockEvent) -> Bool {
@@ -55,11 +55,11 @@ final class WatchSubscription: Sendable {
 
     private func end(_ state: inout State) {
         state.ended = true
-        socket.shutdown()  // wakes the connection thread, which closes the socket
+        connection.socket.shutdown()  // wakes the connection thread, which closes the socket
     }
 
     private func send(_ reply: ControlReply) -> Bool {
         guard let frame = try? ControlWire.encoded(reply) else { return false }
-        return frame.withUnsafeBytes { bytes in (try? socket.send(bytes, nonBlocking: true)) != nil }
+        return frame.withUnsafeBytes { bytes in (try? connection.socket.send(bytes, nonBlocking: true)) != nil }
     }
 }

@@ -10,25 +10,28 @@ extension ControlClient {
     public func backup(into archive: FileDescriptor, passcode: SecureBuffer?, passphrase: SecureBuffer,
                        progress: (_ objects: UInt64, _ bytes: UInt64) -> Void) throws(ControlFailure) -> BackupItemsLeftOut {
         let socket = try connect()
-        defer { socket.close() }
         try write(.backup(passcode: passcode != nil), secrets: (passcode.map { [$0] } ?? []) + [passphrase], to: socket)
         do { try socket.sendDescriptor(archive.rawValue) } catch {
             // A daemon that refuses the request (another uid, a wrong passcode) answers and
             // closes before it takes the archive: its answer says why, the broken pipe does not.
-            var answer = SocketByteSource(socket: socket, deadline: Deadline(after: .seconds(1)))
-            if case .failure(let failure)? = try? readReply(from: &answer) { throw failure }
+            let answer = try? socket.reading(until: Deadline(after: .seconds(1))) { source throws(ControlFailure) in
+                try readReply(from: &source)
+            }
+            if case .failure(let failure)? = answer { throw failure }
             throw ControlFailure(.failure, "cannot pass the archive to the protfs daemon of \(mountpoint): \(error)")
         }
-        var source = SocketByteSource(socket: socket, deadline: nil)  // a backup takes as long as the vault needs
-        while let reply = try readReply(from: &source) {
-            switch reply {
-            case .failure(let failure): throw failure
-            case .backupProgress(let objects, let bytes): progress(objects, bytes)
-            case .backedUp(let leftOut): return leftOut
-            default: throw unexpected(reply)
+        // No deadline: a backup takes as long as the vault needs.
+        return try socket.reading(until: nil) { source throws(ControlFailure) in
+            while let reply = try readReply(from: &source) {
+                switch reply {
+                case .failure(let failure): throw failure
+                case .backupProgress(let objects, let bytes): progress(objects, bytes)
+                case .backedUp(let leftOut): return leftOut
+                default: throw unexpected(reply)
+                }
             }
+            throw ControlFailure(.failure, "the protfs daemon of \(mountpoint) closed the connection before the backup was "
+                                 + "complete; see its log")
         }
-        throw ControlFailure(.failure, "the protfs daemon of \(mountpoint) closed the connection before the backup was "
-                             + "complete; see its log")
     }
 }

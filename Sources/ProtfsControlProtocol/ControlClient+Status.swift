@@ -4,11 +4,9 @@ extension ControlClient {
     /// hold it.
     public func status(within timeout: Duration) throws(ControlFailure) -> StatusReport {
         let socket = try connect()
-        defer { socket.close() }
         socket.setSendTimeout(timeout)
         try write(.status, secrets: [], to: socket)
-        var source = SocketByteSource(socket: socket, deadline: Deadline(after: timeout))
-        switch try readReply(from: &source) {
+        switch try socket.reading(until: Deadline(after: timeout), { source throws(ControlFailure) in try readReply(from: &source) }) {
         case .status(let report)?: return report
         case .failure(let failure)?: throw failure
         case let reply?: throw unexpected(reply)

@@ -73,12 +73,11 @@ public struct ControlClient: Sendable {
     /// Like `send`, with the secret that follows an `item` reply (in locked memory).
     public func exchange(_ request: ControlRequest, secrets: [SecureBuffer] = []) throws(ControlFailure) -> ControlReplyMessage {
         let socket = try connect()
-        defer { socket.close() }
         try write(request, secrets: secrets, to: socket)
-        var source = SocketByteSource(socket: socket, deadline: nil)  // `lock --wait` may take the whole grace
         let message: ControlReplyMessage?
         do {
-            message = try ControlWire.readReplyMessage(from: &source)
+            // No deadline: `lock --wait` may take the whole grace.
+            message = try socket.reading(until: nil) { source throws(ControlWireError) in try ControlWire.readReplyMessage(from: &source) }
         } catch {
             throw ControlFailure(.failure, "the reply of the protfs daemon of \(mountpoint) was not understood: \(error)")
         }
@@ -93,25 +92,25 @@ public struct ControlClient: Sendable {
     /// until it returns false, the daemon ends the stream (at unmount), or `cancellation` is
     /// cancelled from another thread.
     public func watch(cancellation: WatchCancellation? = nil, _ body: (WatchLine) -> Bool) throws(ControlFailure) {
-        let socket = try connect()
-        defer { socket.close() }
+        let shared = SharedSocket(try connect())
         if let cancellation {
-            guard cancellation.register(socket) else { return }
+            guard cancellation.register(shared) else { return }
         }
-        defer { cancellation?.unregister() }  // runs before the close above: no shutdown of a reused descriptor
-        try write(.watch, secrets: [], to: socket)
-        var source = SocketByteSource(socket: socket, deadline: nil)
-        var subscribed = false
-        while let reply = try readReply(from: &source) {
-            let line: WatchLine
-            switch (reply, subscribed) {
-            case (.failure(let failure), _): throw failure
-            case (.watching(let state), false): line = .state(state)
-            case (.event(let event), true): line = .event(event)
-            default: throw unexpected(reply)
+        defer { cancellation?.unregister() }
+        try write(.watch, secrets: [], to: shared.socket)
+        try shared.socket.reading(until: nil) { source throws(ControlFailure) in
+            var subscribed = false
+            while let reply = try readReply(from: &source) {
+                let line: WatchLine
+                switch (reply, subscribed) {
+                case (.failure(let failure), _): throw failure
+                case (.watching(let state), false): line = .state(state)
+                case (.event(let event), true): line = .event(event)
+                default: throw unexpected(reply)
+                }
+                subscribed = true
+                guard body(line) else { return }
             }
-            subscribed = true
-            guard body(line) else { return }
         }
     }
 
@@ -135,7 +134,6 @@ public struct ControlClient: Sendable {
                 continue
             }
             guard let why = directory.distrust(ofPeer: socket, at: path) else { return socket }
-            socket.close()
             distrust = distrust ?? why
         }
         if let distrust { throw Self.untrusted(mountpoint, distrust) }
@@ -145,15 +143,16 @@ public struct ControlClient: Sendable {
         throw Self.noDaemon(mountpoint, directories)
     }
 
-    func write(_ request: ControlRequest, secrets: [SecureBuffer], to socket: UnixSocket) throws(ControlFailure) {
-        var sink = SocketByteSink(socket: socket)
+    func write(_ request: ControlRequest, secrets: [SecureBuffer], to socket: borrowing UnixSocket) throws(ControlFailure) {
         do {
-            try ControlWire.write(request, secrets: secrets, to: &sink)
+            try socket.writing { sink throws(ControlWireError) in try ControlWire.write(request, secrets: secrets, to: &sink) }
         } catch {
             // A daemon that refuses a connection at once (too many of this user's, say) says
             // why and closes it, perhaps before the request went out: its reason beats EPIPE.
-            var source = SocketByteSource(socket: socket, deadline: Deadline(after: .seconds(1)))
-            if case .failure(let refusal)? = try? ControlWire.readReply(from: &source) { throw refusal }
+            let answer = try? socket.reading(until: Deadline(after: .seconds(1))) { source throws(ControlWireError) in
+                try ControlWire.readReply(from: &source)
+            }
+            if case .failure(let refusal)? = answer { throw refusal }
             throw ControlFailure(.failure, "cannot send the request to the protfs daemon of \(mountpoint): \(error)")
         }
     }

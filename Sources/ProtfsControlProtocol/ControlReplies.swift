@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsSystem
 
 /// `protfsctl status --json`: docs/CONTROL.md's fields and the caller's item count.
 public struct StatusReport: Sendable, Codable, Equatable {
@@ -14,8 +15,10 @@ public struct StatusReport: Sendable, Codable, Equatable {
     /// filled in by the control server, which decides who may do what.
     public var owner: UInt32?
     public var passcodeSet: Bool
-    public var grace: Int
-    public var autolock: Int
+    /// How long files of class `complete` stay readable after a lock (`-o grace=`).
+    public var grace: Duration
+    /// How long without requests before the vault locks itself; zero: never (`-o autolock=`).
+    public var autolock: Duration
     public var failedAttempts: Int
     public var retryAfterSeconds: Int?
     /// Whether the TPM counts this vault's wrong passcodes (nil from an older daemon).
@@ -33,7 +36,7 @@ public struct StatusReport: Sendable, Codable, Equatable {
     public var cipher: String?
 
     public init(state: LockState, graceSecondsLeft: Int?, pid: Int32?, mountpoint: String, backing: String?,
-                passcodeSet: Bool, grace: Int, autolock: Int, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil,
+                passcodeSet: Bool, grace: Duration, autolock: Duration, failedAttempts: Int, retryAfterSeconds: Int?, items: Int? = nil,
                 cipher: String? = nil,
                 passcodeCountedByTPM: Bool? = nil, tpmLockoutRetryAfterSeconds: Int? = nil) {
         self.state = state
@@ -59,6 +62,28 @@ extension StatusReport {
         case items, owner, callerMayLock, cipher, passcodeCountedByTPM, tpmLockoutRetryAfterSeconds
     }
 
+    /// `grace` and `autolock` go as whole seconds under their old names (docs/CONTROL.md says
+    /// why): the daemon and clients of every release read the same object.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        state = try container.decode(LockState.self, forKey: .state)
+        graceSecondsLeft = try container.decodeIfPresent(Int.self, forKey: .graceSecondsLeft)
+        pid = try container.decodeIfPresent(Int32.self, forKey: .pid)
+        mountpoint = try container.decode(String.self, forKey: .mountpoint)
+        backing = try container.decodeIfPresent(String.self, forKey: .backing)
+        passcodeSet = try container.decode(Bool.self, forKey: .passcodeSet)
+        grace = .seconds(try container.decode(Int.self, forKey: .grace))
+        autolock = .seconds(try container.decode(Int.self, forKey: .autolock))
+        failedAttempts = try container.decode(Int.self, forKey: .failedAttempts)
+        retryAfterSeconds = try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds)
+        items = try container.decodeIfPresent(Int.self, forKey: .items)
+        owner = try container.decodeIfPresent(UInt32.self, forKey: .owner)
+        callerMayLock = try container.decodeIfPresent(Bool.self, forKey: .callerMayLock)
+        cipher = try container.decodeIfPresent(String.self, forKey: .cipher)
+        passcodeCountedByTPM = try container.decodeIfPresent(Bool.self, forKey: .passcodeCountedByTPM)
+        tpmLockoutRetryAfterSeconds = try container.decodeIfPresent(Int.self, forKey: .tpmLockoutRetryAfterSeconds)
+    }
+
     /// Every key, with `null` for a value that does not apply now, so that `status --json`
     /// always has the same shape.
     public func encode(to encoder: any Encoder) throws {
@@ -69,8 +94,8 @@ extension StatusReport {
         try container.encode(mountpoint, forKey: .mountpoint)
         try container.encode(backing, forKey: .backing)
         try container.encode(passcodeSet, forKey: .passcodeSet)
-        try container.encode(grace, forKey: .grace)
-        try container.encode(autolock, forKey: .autolock)
+        try container.encode(grace.secondsRoundedUp, forKey: .grace)
+        try container.encode(autolock.secondsRoundedUp, forKey: .autolock)
         try container.encode(failedAttempts, forKey: .failedAttempts)
         try container.encode(retryAfterSeconds, forKey: .retryAfterSeconds)
         try container.encode(items, forKey: .items)

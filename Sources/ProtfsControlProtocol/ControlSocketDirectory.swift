@@ -43,7 +43,7 @@ public struct ControlSocketDirectory: Sendable, Equatable {
     }
 
     /// Why the process at the other end of `connection` must not be told anything, or nil.
-    func distrust(ofPeer connection: UnixSocket, at socket: String) -> String? {
+    func distrust(ofPeer connection: borrowing UnixSocket, at socket: String) -> String? {
         guard let peer = connection.peer() else { return "the process serving \(socket) cannot be identified" }
         guard trusted.contains(peer.uid) else {
             return "\(socket) is served by a process of uid \(peer.uid), not one this user may trust (\(trustedNames))"

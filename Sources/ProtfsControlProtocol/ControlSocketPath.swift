@@ -52,17 +52,8 @@ public enum ControlSocketPath {
 
     /// A small file of /proc (its size reads as 0, so it is read until the end).
     private static func procText(_ path: String) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < 65536 {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        let bytes = try? OwnedDescriptor.open(path: path, .readOnly).closeAfter { file throws(Errno) in try file.readAll(limit: 65536) }
+        return String(decoding: bytes ?? [], as: UTF8.self)
     }
 
     /// The mount point as the daemon names it: `realpath`, or, when the mount is dead or

@@ -2,11 +2,18 @@ import Glibc
 import CProtfsSys
 import ProtfsSystem
 
-/// A Unix stream socket descriptor and the few calls the control socket needs. Sends never
-/// raise SIGPIPE (a client that went away is an error return, not a dead daemon); reads
-/// wait with `poll` against a deadline, so a half-sent message cannot hold a thread.
-public struct UnixSocket: Sendable {
-    public let fd: Int32
+/// A Unix stream socket and the few calls the control socket needs. It owns its descriptor
+/// and cannot be copied, so the socket closes exactly once, when its one owner goes (share
+/// it between threads through `SharedSocket`). Sends never raise SIGPIPE (a client that went
+/// away is an error return, not a dead daemon); reads wait with `poll` against a deadline,
+/// so a half-sent message cannot hold a thread.
+public struct UnixSocket: ~Copyable, Sendable {
+    private let descriptor: OwnedDescriptor
+
+    /// The descriptor for the calls of this module; valid while this owner lives.
+    var fd: Int32 { descriptor.borrowed.rawValue }
+
+    private init(adopting fd: Int32) { descriptor = OwnedDescriptor(adopting: FileDescriptor(rawValue: fd)) }
 
     /// Credentials of the process at the other end (`SO_PEERCRED`), taken when it connected.
     public struct Peer: Sendable {
@@ -15,33 +22,23 @@ public struct UnixSocket: Sendable {
         public let pid: pid_t
     }
 
-    public static func make() throws(Errno) -> UnixSocket {
-        UnixSocket(fd: try syscallRetrying { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) })
+    private static func make() throws(Errno) -> UnixSocket {
+        UnixSocket(adopting: try syscallRetrying { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) })
     }
 
     /// Binds a new socket to `path` and listens.
     public static func listening(at path: String, backlog: Int32) throws(Errno) -> UnixSocket {
         let socket = try make()
-        do {
-            _ = try syscallRetrying { withAddress(path) { bind(socket.fd, $0, $1) } }
-            _ = try syscallRetrying { listen(socket.fd, backlog) }
-        } catch {
-            socket.close()
-            throw error
-        }
+        _ = try syscallRetrying { withAddress(path) { bind(socket.fd, $0, $1) } }
+        _ = try syscallRetrying { listen(socket.fd, backlog) }
         return socket
     }
 
     public static func connected(to path: String) throws(Errno) -> UnixSocket {
         let socket = try make()
-        do {
-            // connect is not restarted after EINTR once it has begun; a Unix socket connect
-            // either completes or fails at once, so a retry sees the true outcome.
-            _ = try syscallRetrying { withAddress(path) { connect(socket.fd, $0, $1) } }
-        } catch {
-            socket.close()
-            throw error
-        }
+        // connect is not restarted after EINTR once it has begun; a Unix socket connect
+        // either completes or fails at once, so a retry sees the true outcome.
+        _ = try syscallRetrying { withAddress(path) { connect(socket.fd, $0, $1) } }
         return socket
     }
 
@@ -65,7 +62,7 @@ public struct UnixSocket: Sendable {
     }
 
     public func accept() throws(Errno) -> UnixSocket {
-        UnixSocket(fd: try syscallRetrying { protfs_accept_cloexec(fd) })
+        UnixSocket(adopting: try syscallRetrying { protfs_accept_cloexec(fd) })
     }
 
     public func peer() -> Peer? {
@@ -84,6 +81,11 @@ public struct UnixSocket: Sendable {
     /// Sends all of `bytes`. `nonBlocking`: fail with EAGAIN rather than wait for room
     /// (a watch event must never stall the daemon's lock transition).
     public func send(_ bytes: UnsafeRawBufferPointer, nonBlocking: Bool = false) throws(Errno) {
+        try Self.send(bytes, on: fd, nonBlocking: nonBlocking)
+    }
+
+    /// `send` on the bare descriptor: also what the sink this socket lends out calls.
+    fileprivate static func send(_ bytes: UnsafeRawBufferPointer, on fd: Int32, nonBlocking: Bool) throws(Errno) {
         let flags = Int32(MSG_NOSIGNAL) | (nonBlocking ? Int32(MSG_DONTWAIT) : 0)
         var done = 0
         while done < bytes.count {
@@ -94,8 +96,14 @@ public struct UnixSocket: Sendable {
     /// Reads up to `buffer.count` bytes, waiting until `deadline` (forever when nil); 0 at
     /// end of stream.
     public func receive(into buffer: UnsafeMutableRawBufferPointer, deadline: Deadline?) throws(ControlWireError) -> Int {
+        try Self.receive(into: buffer, on: fd, deadline: deadline)
+    }
+
+    /// `receive` on the bare descriptor: also what the source this socket lends out calls.
+    fileprivate static func receive(into buffer: UnsafeMutableRawBufferPointer, on fd: Int32,
+                                    deadline: Deadline?) throws(ControlWireError) -> Int {
         while true {
-            try waitUntilReadable(deadline: deadline)
+            try waitUntilReadable(fd, deadline: deadline)
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
             if n >= 0 { return n }
             let error = protfs_errno()
@@ -106,6 +114,10 @@ public struct UnixSocket: Sendable {
 
     /// Returns once there is something to read (or the end of stream); `.timedOut` at `deadline`.
     func waitUntilReadable(deadline: Deadline?) throws(ControlWireError) {
+        try Self.waitUntilReadable(fd, deadline: deadline)
+    }
+
+    private static func waitUntilReadable(_ fd: Int32, deadline: Deadline?) throws(ControlWireError) {
         while true {
             var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let wait = deadline.map { Int32(clamping: $0.millisecondsLeft) } ?? -1
@@ -120,7 +132,19 @@ public struct UnixSocket: Sendable {
     /// Wakes every thread blocked on this socket (reads see end of stream, accept fails).
     public func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
 
-    public func close() { _ = Glibc.close(fd) }
+    /// Runs `body` with this socket as a message source whose every fill must be complete by
+    /// `deadline` (none when nil). The source is valid inside `body` only.
+    public func reading<Result, Failure: Error>(until deadline: Deadline?,
+                                                _ body: (inout SocketByteSource) throws(Failure) -> Result) throws(Failure) -> Result {
+        var source = SocketByteSource(fd: fd, deadline: deadline)
+        return try body(&source)
+    }
+
+    /// Runs `body` with this socket as a message sink, valid inside `body` only.
+    public func writing<Result, Failure: Error>(_ body: (inout SocketByteSink) throws(Failure) -> Result) throws(Failure) -> Result {
+        var sink = SocketByteSink(fd: fd)
+        return try body(&sink)
+    }
 }
 
 /// A point in monotonic time a wait must not pass.
@@ -139,35 +163,29 @@ public struct Deadline: Sendable {
     }
 }
 
-/// A socket as a message source: every fill must be complete by one deadline.
+/// A socket as a message source (`UnixSocket.reading`): every fill must be complete by one
+/// deadline. It borrows the socket's descriptor, so it lives only inside the call that lent it.
 public struct SocketByteSource: ControlByteSource {
-    public let socket: UnixSocket
+    fileprivate let fd: Int32
     public let deadline: Deadline?
-
-    public init(socket: UnixSocket, deadline: Deadline?) {
-        self.socket = socket
-        self.deadline = deadline
-    }
 
     public mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(ControlWireError) {
         var done = 0
         while done < buffer.count {
-            let n = try socket.receive(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), deadline: deadline)
+            let n = try UnixSocket.receive(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), on: fd, deadline: deadline)
             if n == 0 { throw done == 0 ? .closed : .truncated }
             done += n
         }
     }
 }
 
-/// A socket as a message sink.
+/// A socket as a message sink (`UnixSocket.writing`), living only inside the call that lent it.
 public struct SocketByteSink: ControlByteSink {
-    public let socket: UnixSocket
-
-    public init(socket: UnixSocket) { self.socket = socket }
+    fileprivate let fd: Int32
 
     public mutating func send(_ bytes: UnsafeRawBufferPointer) throws(ControlWireError) {
         do {
-            try socket.send(bytes)
+            try UnixSocket.send(bytes, on: fd, nonBlocking: false)
         } catch {
             throw .system(operation: "send", errno: error.rawValue)
         }

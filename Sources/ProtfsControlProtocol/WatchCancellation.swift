@@ -5,7 +5,7 @@ import Synchronization
 public final class WatchCancellation: Sendable {
     private struct State {
         var cancelled = false
-        var socket: UnixSocket?
+        var socket: SharedSocket?
     }
 
     private let state = Mutex(State())
@@ -18,12 +18,12 @@ public final class WatchCancellation: Sendable {
     public func cancel() {
         state.withLock { state in
             state.cancelled = true
-            state.socket?.shutdown()
+            state.socket?.socket.shutdown()
         }
     }
 
     /// Records the socket of a starting watch; false when already cancelled.
-    func register(_ socket: UnixSocket) -> Bool {
+    func register(_ socket: SharedSocket) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
             state.socket = socket
@@ -31,7 +31,7 @@ public final class WatchCancellation: Sendable {
         }
     }
 
-    /// Forgets the socket before it is closed.
+    /// Lets go of the socket once the watch is over.
     func unregister() {
         state.withLock { $0.socket = nil }
     }

@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 import ProtfsBus
+import ProtfsSystem
 
 /// Which message bus: logind lives on the system bus, screen savers on the user's session bus.
 public enum BusKind: String, Sendable {
@@ -51,9 +52,9 @@ final class Bus {
         bus = connection
     }
 
-    deinit { close() }
+    deinit { disconnect() }
 
-    func close() {
+    func disconnect() {
         if let bus { sd_bus_flush_close_unref(bus) }
         bus = nil
     }
@@ -110,15 +111,18 @@ final class Bus {
         }
     }
 
-    /// What to poll for, and the deadline sd-bus wants to be woken at (monotonic microseconds).
-    func pollRequest() -> (pollfd: pollfd, deadlineMicroseconds: UInt64?)? {
+    /// What to poll for, and when sd-bus wants to be woken (its timeouts are `CLOCK_MONOTONIC`
+    /// microseconds, the clock of `MonotonicInstant`).
+    func pollRequest() -> (pollfd: pollfd, deadline: MonotonicInstant?)? {
         guard let bus else { return nil }
         let fd = sd_bus_get_fd(bus)
         let events = sd_bus_get_events(bus)
         guard fd >= 0, events >= 0 else { return nil }
         var deadline: UInt64 = .max
         _ = sd_bus_get_timeout(bus, &deadline)
-        return (pollfd(fd: fd, events: Int16(events), revents: 0), deadline == .max ? nil : deadline)
+        let nanoseconds = deadline.multipliedReportingOverflow(by: 1000)
+        return (pollfd(fd: fd, events: Int16(events), revents: 0),
+                nanoseconds.overflow ? nil : MonotonicInstant(nanosecondsSinceStart: nanoseconds.partialValue))
     }
 }
 

@@ -45,13 +45,12 @@ public struct FollowedVault: Sendable {
         guard reply == .done else { throw client.unexpected(reply) }
     }
 
-    /// Watches the daemon's event stream on a thread of its own and writes a byte to `fd`
-    /// when it ends: the daemon unmounted, or went away.
-    func signalWhenStreamEnds(to fd: Int32) throws(Errno) {
+    /// Watches the daemon's event stream on a thread of its own and raises `signal` when it
+    /// ends: the daemon unmounted, or went away.
+    func signalWhenStreamEnds(to signal: StreamEndSignal) throws(Errno) {
         try JoinableThread.detach { [client] in
             _ = try? client.watch { _ in true }
-            var byte: UInt8 = 1
-            _ = write(fd, &byte, 1)
+            signal.raise()
         }
     }
 }

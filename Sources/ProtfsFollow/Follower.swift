@@ -29,8 +29,6 @@ public final class Follower {
     private var lockedHint = false
     private var inhibitor = SleepInhibitor()
     private var pending: [ReceivedSignal] = []
-    /// Becomes readable when the daemon's event stream ends.
-    private var streamEnded: (read: Int32, write: Int32) = (-1, -1)
 
     public init(vault: FollowedVault, session: String?, triggers: FollowTriggers, log: @escaping (String) -> Void) {
         self.vault = vault
@@ -39,25 +37,16 @@ public final class Follower {
         self.log = log
     }
 
-    deinit {
-        inhibitor.release()
-        if streamEnded.read >= 0 { close(streamEnded.read) }
-    }
-
     /// Follows until the mount goes away. Throws only when following cannot start.
     public func run() throws(Errno) {
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw .current }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
-        // The write end stays open for the watcher threads for as long as the process lives.
-        streamEnded = (ends[0], ends[1])
-        try vault.signalWhenStreamEnds(to: streamEnded.write)
+        let streamEnded = try StreamEndSignal()
+        try vault.signalWhenStreamEnds(to: streamEnded)
         log("following \(vault.mountpoint) on \(triggers.description)")
         while true {
             connectWhereDue()
             process()
-            if try mountWentAway() { break }
-            wait()
+            if try mountWentAway(streamEnded) { break }
+            wait(streamEnded)
         }
         inhibitor.release()
         log("\(vault.mountpoint) is no longer mounted; stopping")
@@ -66,7 +55,7 @@ public final class Follower {
     // MARK: connections
 
     private func connectWhereDue() {
-        let now = MonotonicClock.nanoseconds()
+        let now = MonotonicInstant.now
         if system == nil && systemRetry.isDue(now) { connectSystem() }
         if system != nil && !logindAttached && logindRetry.isDue(now) { attachLogind() }
         if triggers.contains(.screenLock) && session == nil && sessionRetry.isDue(now) { connectSession() }
@@ -136,7 +125,7 @@ public final class Follower {
 
     private func process() {
         if let bus = system, !bus.process() {
-            bus.close()
+            bus.disconnect()
             system = nil
             logindAttached = false
             logindOwner = nil
@@ -145,7 +134,7 @@ public final class Follower {
             systemRetry.failed(log, "the system bus went away")
         }
         if let bus = session, !bus.process() {
-            bus.close()
+            bus.disconnect()
             session = nil
             sessionRetry.failed(log, "the session bus went away")
         }
@@ -210,7 +199,7 @@ public final class Follower {
         do {
             switch try vault.lockWithGrace() {
             case let after? where after.state == .locking:
-                log("\(reason): locking \(vault.mountpoint) with its \(after.grace) s grace")
+                log("\(reason): locking \(vault.mountpoint) with its \(after.grace.secondsRoundedUp) s grace")
             case let after?:
                 log("\(reason): \(vault.mountpoint) is \(after.state.rawValue)")
             case nil:
@@ -224,10 +213,10 @@ public final class Follower {
 
     /// Locks at once and waits for `locked`, then lets the machine sleep.
     private func lockBeforeSleep() {
-        let start = MonotonicClock.nanoseconds()
+        let start = MonotonicInstant.now
         do {
             let state = try vault.lockNow()
-            let took = Duration.nanoseconds(MonotonicClock.nanoseconds() - start)
+            let took = MonotonicInstant.now.duration(since: start)
             switch state {
             case let state? where state == .locked || state == .beforeFirstUnlock:
                 log("the machine is going to sleep: \(vault.mountpoint) is \(state.rawValue) after \(took.wholeMilliseconds) ms")
@@ -248,30 +237,28 @@ public final class Follower {
 
     /// Whether the daemon's stream ended because the mount is gone (a stream that ended while
     /// the daemon still answers, a refused connection say, is watched again).
-    private func mountWentAway() throws(Errno) -> Bool {
-        var byte: UInt8 = 0
-        var ready = pollfd(fd: streamEnded.read, events: Int16(POLLIN), revents: 0)
-        guard poll(&ready, 1, 0) == 1, read(streamEnded.read, &byte, 1) == 1 else { return false }
+    private func mountWentAway(_ streamEnded: StreamEndSignal) throws(Errno) -> Bool {
+        guard streamEnded.take() else { return false }
         if (try? vault.status()) == nil { return true }
         sleep(for: .seconds(1))
-        try vault.signalWhenStreamEnds(to: streamEnded.write)
+        try vault.signalWhenStreamEnds(to: streamEnded)
         return false
     }
 
-    private func wait() {
-        var fds = [pollfd(fd: streamEnded.read, events: Int16(POLLIN), revents: 0)]
-        var deadline = MonotonicClock.nanoseconds(after: .seconds(30))
+    private func wait(_ streamEnded: StreamEndSignal) {
+        var fds = [streamEnded.pollRequest]
+        var deadline = MonotonicInstant.now.advanced(by: .seconds(30))
         for bus in [system, session].compactMap({ $0 }) {
             guard let request = bus.pollRequest() else { continue }
             fds.append(request.pollfd)
-            if let microseconds = request.deadlineMicroseconds { deadline = min(deadline, microseconds &* 1000) }
+            if let wake = request.deadline { deadline = min(deadline, wake) }
         }
         for retry in [system == nil ? systemRetry : nil, system != nil && !logindAttached ? logindRetry : nil,
                       triggers.contains(.screenLock) && session == nil ? sessionRetry : nil].compactMap({ $0 }) {
             deadline = min(deadline, retry.due)
         }
-        let now = MonotonicClock.nanoseconds()
-        let milliseconds = deadline > now ? Int32(min((deadline - now) / 1_000_000 + 1, 30_000)) : 0
+        let left = deadline.duration(since: .now)
+        let milliseconds = left > .zero ? Int32(min(left.wholeNanoseconds / 1_000_000 + 1, 30_000)) : 0
         _ = poll(&fds, nfds_t(fds.count), milliseconds)
     }
 }

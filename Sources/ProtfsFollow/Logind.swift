@@ -1,4 +1,5 @@
 import Glibc
+import ProtfsSystem
 import ProtfsBus
 
 /// systemd-logind's documented D-Bus API, the part the follower uses: finding the session,
@@ -45,10 +46,11 @@ enum Logind {
 
     /// A delay inhibitor for sleep: logind waits for its descriptor to close (at most its
     /// `InhibitDelayMaxSec`) before the machine sleeps.
-    static func inhibitSleep(on bus: Bus, why: String) throws(BusFailure) -> Int32 {
-        try callManager(bus, "Inhibit", [.string("sleep"), .string("protfs"), .string(why), .string("delay")]) {
+    static func inhibitSleep(on bus: Bus, why: String) throws(BusFailure) -> OwnedDescriptor {
+        let fd = try callManager(bus, "Inhibit", [.string("sleep"), .string("protfs"), .string(why), .string("delay")]) {
             r throws(BusFailure) in try r.fileDescriptor()
         }
+        return OwnedDescriptor(adopting: FileDescriptor(rawValue: fd))
     }
 
     private static func callManager<T>(_ bus: Bus, _ member: String, _ arguments: [BusArgument],

@@ -49,7 +49,8 @@ final class RequestLoop: @unchecked Sendable {
     private let transport: RingTransport?
     /// Readable once `wake` was called: the reader, asleep on the device, looks at the
     /// session's exit flag (with io_uring, no request may come through the device again).
-    private let wakeup: Int32
+    /// Nil when the kernel gave no eventfd: `wake` then waits for the next request.
+    private let wakeup: OwnedDescriptor?
 
     // Guarded by `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -68,7 +69,8 @@ final class RequestLoop: @unchecked Sendable {
         self.session = session
         self.latency = latency
         self.transport = transport
-        wakeup = protfs_eventfd()
+        let eventfd = protfs_eventfd()
+        wakeup = eventfd >= 0 ? OwnedDescriptor(adopting: FileDescriptor(rawValue: eventfd)) : nil
         device = fuse_session_fd(session)
         self.maxWorkers = max(2, maxWorkers)
         mutex = .allocate(capacity: 1)
@@ -84,13 +86,13 @@ final class RequestLoop: @unchecked Sendable {
         }
         pthread_mutex_destroy(mutex)
         mutex.deallocate()
-        if wakeup >= 0 { close(wakeup) }
     }
 
     /// Wakes the reader if it sleeps, to see that the session exited (`fuse_session_exit`).
     func wake() {
+        guard let wakeup = wakeup.borrowed else { return }
         var one: UInt64 = 1
-        _ = write(wakeup, &one, 8)
+        _ = write(wakeup.rawValue, &one, 8)
     }
 
     private static func monotonicCondition() -> UnsafeMutablePointer<pthread_cond_t> {
@@ -246,7 +248,7 @@ final class RequestLoop: @unchecked Sendable {
         if latency != nil, pollingHold.withLock({ $0.holding }), !Self.wait(for: &device, within: Self.linger) {
             updateHold { $0.lingered() }
         }
-        var either = [device, pollfd(fd: wakeup, events: Int16(POLLIN), revents: 0)]
+        var either = [device, pollfd(fd: wakeup.borrowed?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)]
         while poll(&either, 2, -1) < 0, errno == EINTR {}
         locked {
             rota.readerReads(worker)

@@ -39,7 +39,8 @@ final class RingServer: @unchecked Sendable {
     private let device: Int32
     private var ring = protfs_ring()
     /// Readable when another thread handed over a reply, or the queue is to stop.
-    private let wakeup: Int32
+    private let wakeupEventfd: OwnedDescriptor
+    private var wakeup: Int32 { wakeupEventfd.borrowed.rawValue }
     private let handedOver = Mutex<[RingEntry]>([])
     private let stopping = Atomic<Bool>(false)
     private var thread: JoinableThread?
@@ -49,12 +50,12 @@ final class RingServer: @unchecked Sendable {
     /// Set once the thread runs; read by `RingTransport`.
     let servingThread = Atomic<UInt>(0)
 
-    private init(queue: Int, session: OpaquePointer, device: Int32, entries: [RingEntry], wakeup: Int32) {
+    private init(queue: Int, session: OpaquePointer, device: Int32, entries: [RingEntry], wakeup: consuming OwnedDescriptor) {
         self.queue = queue
         self.session = session
         self.device = device
         self.entries = entries
-        self.wakeup = wakeup
+        wakeupEventfd = wakeup
     }
 
     /// The thread's memory and wakeup descriptor; nil when out of memory or descriptors.
@@ -66,11 +67,8 @@ final class RingServer: @unchecked Sendable {
         }
         let wakeup = protfs_eventfd()
         guard wakeup >= 0 else { return nil }
-        return RingServer(queue: queue, session: session, device: device, entries: entries, wakeup: wakeup)
-    }
-
-    deinit {
-        close(wakeup)
+        return RingServer(queue: queue, session: session, device: device, entries: entries,
+                          wakeup: OwnedDescriptor(adopting: FileDescriptor(rawValue: wakeup)))
     }
 
     /// Opens the ring on the calling thread, which serves it from then on; 0 or a negative errno.

@@ -50,27 +50,29 @@ final class BusWriter {
     }
 
     func objectPaths(_ paths: [String]) {
-        open("a", "o")
+        openContainer("a", "o")
         for path in paths { objectPath(path) }
-        close()
+        closeContainer()
     }
 
     func stringMap(_ map: [String: String]) {
-        open("a", "{ss}")
+        openContainer("a", "{ss}")
         for (key, value) in map.sorted(by: { $0.key < $1.key }) {
-            open("e", "ss")
+            openContainer("e", "ss")
             string(key)
             string(value)
-            close()
+            closeContainer()
         }
-        close()
+        closeContainer()
     }
 
-    func open(_ type: Character, _ contents: String) {
+    /// Starts a container (`a` array, `e` dictionary entry, `r` struct, `v` variant) of
+    /// `contents`; every one is ended by `closeContainer`.
+    func openContainer(_ type: Character, _ contents: String) {
         check(sd_bus_message_open_container(message, CChar(type.asciiValue!), contents))
     }
 
-    func close() { check(sd_bus_message_close_container(message)) }
+    func closeContainer() { check(sd_bus_message_close_container(message)) }
 
     /// Sends it; false when building or sending failed (the peer may have gone).
     @discardableResult

@@ -33,14 +33,14 @@ extension SecretServiceProvider {
                 computed.append((name, try value()))
             }
             let reply = try call.reply()
-            reply.open("a", "{sv}")
+            reply.openContainer("a", "{sv}")
             for (name, value) in computed {
-                reply.open("e", "sv")
+                reply.openContainer("e", "sv")
                 reply.string(name)
                 append(value, to: reply)
-                reply.close()
+                reply.closeContainer()
             }
-            reply.close()
+            reply.closeContainer()
             return reply
         case "Set":
             try arguments.requireSignature("ssv")
@@ -80,22 +80,22 @@ extension SecretServiceProvider {
     private func append(_ value: Value, to reply: BusWriter) {
         switch value {
         case .string(let text):
-            reply.open("v", "s")
+            reply.openContainer("v", "s")
             reply.string(text)
         case .bool(let bit):
-            reply.open("v", "b")
+            reply.openContainer("v", "b")
             reply.bool(bit)
         case .uint64(let number):
-            reply.open("v", "t")
+            reply.openContainer("v", "t")
             reply.uint64(number)
         case .paths(let paths):
-            reply.open("v", "ao")
+            reply.openContainer("v", "ao")
             reply.objectPaths(paths)
         case .map(let map):
-            reply.open("v", "a{ss}")
+            reply.openContainer("v", "a{ss}")
             reply.stringMap(map)
         }
-        reply.close()
+        reply.closeContainer()
     }
 
     /// `Label` of the collection (kept while the provider runs), `Label` and `Attributes` of

@@ -13,9 +13,9 @@ extension SecretServiceProvider {
             let reply = try call.reply()
             switch algorithm {
             case "plain":
-                reply.open("v", "s")
+                reply.openContainer("v", "s")
                 reply.string("")
-                reply.close()
+                reply.closeContainer()
                 reply.objectPath(sessions.open(.plain, owner: call.sender))
             case "dh-ietf1024-sha256-aes128-cbc-pkcs7":
                 guard try arguments.variantContents() == "ay" else { throw .invalidArguments("the input of this algorithm is 'ay'") }
@@ -25,9 +25,9 @@ extension SecretServiceProvider {
                     throw .invalidArguments("not a public key of the 1024-bit group")
                 }
                 exchange.publicKey.withUnsafeBytes { bytes in
-                    reply.open("v", "ay")
+                    reply.openContainer("v", "ay")
                     reply.bytes(bytes)
-                    reply.close()
+                    reply.closeContainer()
                 }
                 reply.objectPath(sessions.open(.encrypted(key: exchange.key), owner: call.sender))
             default:
@@ -71,18 +71,18 @@ extension SecretServiceProvider {
             let paths = try arguments.objectPaths()
             let session = try sessions.session(try arguments.string("o"), for: call.sender)
             let reply = try call.reply()
-            reply.open("a", "{o(oayays)}")
+            reply.openContainer("a", "{o(oayays)}")
             for path in Set(paths) {
                 guard case .item(let element) = ObjectPaths.classify(path, aliases: aliases),
                       let key = try? itemKey(element, path: path),
                       let (attributes, secret) = try? keychain.secret(of: key) else { continue }  // locked or gone: left out
                 defer { secret.wipe() }
-                reply.open("e", "o(oayays)")
+                reply.openContainer("e", "o(oayays)")
                 reply.objectPath(path)
                 try appendSecret(secret, contentType: attributes.contentType, session: session, to: reply)
-                reply.close()
+                reply.closeContainer()
             }
-            reply.close()
+            reply.closeContainer()
             return reply
         case "ReadAlias":
             try arguments.requireSignature("s")
@@ -145,7 +145,7 @@ extension SecretServiceProvider {
     /// `(oayays)`: the session, the IV (empty for `plain`), the value, the content type.
     func appendSecret(_ secret: SecureBuffer, contentType: String, session: SecretSessions.Session,
                       to reply: BusWriter) throws(BusErrorReply) {
-        reply.open("r", "oayays")
+        reply.openContainer("r", "oayays")
         reply.objectPath(session.path)
         switch session.algorithm {
         case .plain:
@@ -157,7 +157,7 @@ extension SecretServiceProvider {
             ciphertext.withUnsafeBytes { reply.bytes($0) }
         }
         reply.string(contentType.isEmpty ? "text/plain" : contentType)
-        reply.close()
+        reply.closeContainer()
     }
 
     /// A `(oayays)` argument's secret in locked memory, decrypted under its session.

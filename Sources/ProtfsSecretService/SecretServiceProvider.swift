@@ -252,9 +252,9 @@ public final class SecretServiceProvider: @unchecked Sendable {
         guard sd_bus_message_new_signal(bus, &message, path, "org.freedesktop.Secret.Prompt", "Completed") >= 0, let message else { return }
         let writer = BusWriter(message)
         writer.bool(dismissed)
-        writer.open("v", "ao")
+        writer.openContainer("v", "ao")
         writer.objectPaths(objects)
-        writer.close()
+        writer.closeContainer()
         writer.send()
     }
 }

@@ -2,7 +2,7 @@ import Glibc
 
 /// A first-in first-out handoff of work between two threads, holding at most `capacity`
 /// elements: `put` waits while it is full, `take` while it is empty. Either side may
-/// `close` it: a `put` then drops its element and a `take` returns what is left, then nil,
+/// `finish` it: a `put` then drops its element and a `take` returns what is left, then nil,
 /// so neither side ever waits for a thread that has gone.
 public final class BoundedHandoff<Element>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -12,7 +12,7 @@ public final class BoundedHandoff<Element>: @unchecked Sendable {
     private var slots: [Element?]
     private var first = 0
     private var count = 0
-    private var closed = false
+    private var finished = false
 
     public init(capacity: Int) {
         precondition(capacity > 0)
@@ -29,24 +29,24 @@ public final class BoundedHandoff<Element>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Appends `element` once there is room; false (and `element` dropped) once closed.
+    /// Appends `element` once there is room; false (and `element` dropped) once finished.
     @discardableResult
     public func put(_ element: Element) -> Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        while !closed && count == slots.count { pthread_cond_wait(changed, mutex) }
-        guard !closed else { return false }
+        while !finished && count == slots.count { pthread_cond_wait(changed, mutex) }
+        guard !finished else { return false }
         slots[(first + count) % slots.count] = element
         count += 1
         pthread_cond_broadcast(changed)
         return true
     }
 
-    /// The oldest element, once there is one; nil once closed and empty.
+    /// The oldest element, once there is one; nil once finished and empty.
     public func take() -> Element? {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        while !closed && count == 0 { pthread_cond_wait(changed, mutex) }
+        while !finished && count == 0 { pthread_cond_wait(changed, mutex) }
         guard count > 0 else { return nil }
         let element = slots[first].take()!
         first = (first + 1) % slots.count
@@ -56,9 +56,9 @@ public final class BoundedHandoff<Element>: @unchecked Sendable {
     }
 
     /// No more `put`s; wakes whoever waits.
-    public func close() {
+    public func finish() {
         pthread_mutex_lock(mutex)
-        closed = true
+        finished = true
         pthread_cond_broadcast(changed)
         pthread_mutex_unlock(mutex)
     }

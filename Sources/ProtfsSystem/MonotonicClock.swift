@@ -48,6 +48,23 @@ extension Duration {
         return UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 
+    /// The duration in seconds with a fraction: for a file format that stores seconds as a
+    /// JSON number.
+    public var fractionalSeconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// The duration `fractionalSeconds` names, to the nanosecond: whole seconds stay exact
+    /// (`Duration.seconds(Double)` multiplies into attoseconds, which a `Double` cannot
+    /// always hold, so a stored time would come back a hair off). Nil for a number no
+    /// duration is (infinite, not a number, beyond Int64 seconds): read from a file, it is damage.
+    public init?(fractionalSeconds: Double) {
+        let whole = fractionalSeconds.rounded(.down)
+        guard whole.isFinite, let seconds = Int64(exactly: whole) else { return nil }
+        self = .seconds(seconds) + .nanoseconds(Int64(((fractionalSeconds - whole) * 1e9).rounded()))
+    }
+
     /// The duration in whole seconds, rounded up (what a person is told to wait).
     public var secondsRoundedUp: Int {
         guard self > .zero else { return 0 }

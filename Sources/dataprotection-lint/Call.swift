@@ -1,67 +1,57 @@
-/// A call of one of the functions the checker looks at, in blanked code: its name, where the
-/// name starts, and the text between its parentheses.
+/// A call in a file's blanked text: the name called, where the name starts, the text
+/// between its parentheses, and what stands before it.
 struct Call {
-    static let names: Set<String> = ["write", "setResourceValue", "setResourceValues", "resourceValues"]
-
     let name: String
-    let nameOffset: Int
-    /// The arguments' text, without leading spaces or newlines.
-    let arguments: String
-    /// Whether the code before the call, in the same function body as far as braces tell,
-    /// assigns `fileProtection` (a `URLResourceValues` being filled in).
-    let assignsFileProtection: Bool
+    let nameStart: String.Index
+    /// The arguments' text, without the parentheses.
+    let arguments: Substring
+    /// Where the closing parenthesis is, for what follows the call (a subscript).
+    let end: String.Index
+    /// Whether a `.` stands before the name (a method call).
+    let isMethod: Bool
+    /// The receiver's text before the `.`, on the same line, without spaces.
+    let receiver: Substring
 
-    /// Whether the first argument is spelled as a `URLFileProtection` (or `FileProtectionType`)
-    /// value, which the library's own `NSURL.setResourceValue` overload takes and honours.
-    var passesProtectionType: Bool {
-        ["URLFileProtection.", "FileProtectionType.", "."].contains { arguments.hasPrefix($0) }
-    }
+    /// The arguments, split and labelled.
+    var labelledArguments: [(label: Substring?, value: Substring)] { Expression.arguments(arguments).map(Expression.labelled) }
 
-    static func all(in code: [Character]) -> [Call] {
+    /// The value of the argument with this label, if any.
+    func argument(_ label: String) -> Substring? { labelledArguments.first { $0.label.map(String.init) == label }?.value }
+
+    /// Every call in the file, declarations (`func name(`) left out.
+    static func all(in file: SourceFile) -> [Call] {
+        let text = file.text
         var calls: [Call] = []
-        var index = 0
-        while index < code.count {
-            guard code[index].isLetter || code[index] == "_" else {
-                index += 1
-                continue
-            }
-            let start = index
-            while index < code.count, code[index].isLetter || code[index].isNumber || code[index] == "_" { index += 1 }
-            let name = String(code[start..<index])
-            let precededByDot = start > 0 && code[start - 1] == "."
-            guard names.contains(name), precededByDot || name == "write", index < code.count, code[index] == "(",
-                  let close = closingParenthesis(in: code, from: index) else { continue }
-            let arguments = String(code[(index + 1)..<close]).drop { $0 == " " || $0 == "\n" }
-            calls.append(Call(name: name, nameOffset: start, arguments: String(arguments),
-                              assignsFileProtection: assignsFileProtection(in: code, before: start)))
+        for match in text.matches(of: /([A-Za-z_][A-Za-z0-9_]*)\s*\(/) {
+            let name = match.output.1
+            let before = text[..<name.startIndex]
+            if let previous = before.last, previous.isLetter || previous.isNumber || previous == "_" { continue }
+            if before.hasSuffix("func ") || before.hasSuffix("init ") { continue }
+            let open = text.index(before: match.range.upperBound)
+            guard let close = FunctionDeclaration.closing(in: text, from: open) else { continue }
+            let trimmedBefore = before.reversed().drop { $0 == " " || $0 == "\n" }
+            let isMethod = trimmedBefore.first == "."
+            let receiverStart = before.lastIndex(of: "\n").map { text.index(after: $0) } ?? text.startIndex
+            let receiver = isMethod ? String(text[receiverStart..<name.startIndex].filter { $0 != " " }).dropLast() : Substring()
+            calls.append(Call(name: String(name), nameStart: name.startIndex, arguments: text[text.index(after: open)..<close],
+                              end: close, isMethod: isMethod, receiver: receiver))
         }
         return calls
     }
 
-    private static func closingParenthesis(in code: [Character], from open: Int) -> Int? {
-        var depth = 0
-        for index in open..<code.count {
-            if code[index] == "(" { depth += 1 }
-            if code[index] == ")" {
-                depth -= 1
-                if depth == 0 { return index }
-            }
-        }
-        return nil
-    }
-
-    /// Looks back to the start of the enclosing block for `.fileProtection =`.
-    private static func assignsFileProtection(in code: [Character], before offset: Int) -> Bool {
-        var depth = 0, start = offset
-        while start > 0 {
-            start -= 1
-            if code[start] == "}" { depth += 1 }
-            if code[start] == "{" {
+    /// Whether the code before the call, in the same block as far as braces tell, assigns
+    /// `fileProtection` (a `URLResourceValues` being filled in).
+    func assignsFileProtection(in text: String) -> Bool {
+        let index = nameStart
+        var depth = 0, start = index
+        while start > text.startIndex {
+            start = text.index(before: start)
+            if text[start] == "}" { depth += 1 }
+            if text[start] == "{" {
                 if depth == 0 { break }
                 depth -= 1
             }
         }
-        let text = String(code[start..<offset]).filter { $0 != " " && $0 != "\n" }
-        return text.contains(".fileProtection=")
+        return text[start..<index].contains(/\.fileProtection\s*=(?!=)/)
     }
 }

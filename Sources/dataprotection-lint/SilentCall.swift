@@ -1,49 +1,47 @@
-/// A call that compiles on Linux, returns success and sets no protection class: where it is
-/// and what to write instead.
+/// A call that compiles on Linux, returns success and sets (or reads) no protection class:
+/// the file and line to change, and what to write instead.
 struct SilentCall: Equatable {
+    let path: String
     let line: Int
     let column: Int
     let replacement: String
 
-    /// The data protection options of `Data.WritingOptions`, which Linux Foundation ignores.
-    static let protectionOptions = ["completeFileProtectionUntilFirstUserAuthentication", "completeFileProtectionUnlessOpen",
-                                    "completeFileProtection", "noFileProtection", "fileProtectionMask"]
+    /// The line in the compiler's format, which editors and build logs show as a warning.
+    var diagnostic: String { "\(path):\(line):\(column): warning: \(replacement)" }
 
-    /// Every such call in a Swift file's text, in the order they appear.
-    static func find(in source: String) -> [SilentCall] {
-        let code = SwiftCode(source)
+    /// Every such call in the files (the Swift files of one module, or more), by file and
+    /// position, each once.
+    static func find(in files: [SourceFile]) -> [SilentCall] {
+        let facts = PackageFacts(files)
+        let calls = files.map(Call.all(in:))
         var found: [SilentCall] = []
-        for call in Call.all(in: code.characters) {
-            guard let replacement = replacement(for: call) else { continue }
-            let (line, column) = code.position(of: call.nameOffset)
-            found.append(SilentCall(line: line, column: column, replacement: replacement))
+        for (file, fileCalls) in zip(files, calls) {
+            let checks = CallChecks(file: file, facts: facts, moduleImportsDataProtection: files.contains(where: \.importsDataProtection))
+            for call in fileCalls {
+                guard let replacement = checks.replacement(for: call) else { continue }
+                found.append(SilentCall(file, at: call.nameStart, replacement))
+            }
         }
-        return found
+        found += WriteHelpers(files: files, calls: calls, facts: facts).silentWrites()
+        var seen: Set<String> = []
+        return found.filter { seen.insert("\($0.path):\($0.line):\($0.column)").inserted }
+            .sorted { ($0.path, $0.line, $0.column) < ($1.path, $1.line, $1.column) }
     }
 
-    private static func replacement(for call: Call) -> String? {
-        let arguments = call.arguments
-        let protects = protectionOptions.contains { arguments.contains($0) }
-        switch call.name {
-        case "write" where protects && arguments.hasPrefix("toFile:"):
-            return "NSData.write(toFile:options:) ignores the file protection options on Linux; "
-                + "with import DataProtection write `try Data(referencing: data).writeProtected(to: URL(fileURLWithPath: path), options: ...)`"
-        case "write" where protects && arguments.hasPrefix("to:"):
-            return "Data.write(to:options:) ignores the file protection options on Linux; "
-                + "with import DataProtection write `try data.writeProtected(to: url, options: ...)`"
-        case "setResourceValue" where arguments.contains("fileProtectionKey") && !call.passesProtectionType:
-            return "setResourceValue(_:forKey: .fileProtectionKey) with a value not typed URLFileProtection sets no class on Linux; "
-                + "with import DataProtection write `try url.setFileProtection(.complete)` (the class you set)"
-        case "setResourceValues":
-            return call.assignsFileProtection
-                ? "setResourceValues with fileProtection sets no class on Linux; "
-                    + "with import DataProtection write `try url.setFileProtection(.complete)` (the class you set)"
-                : nil
-        case "resourceValues" where arguments.contains("fileProtectionKey"):
-            return "resourceValues(forKeys: [.fileProtectionKey]) returns no class on Linux; "
-                + "with import DataProtection read `try url.fileProtection`"
-        default:
-            return nil
-        }
+    /// One file's calls, read alone.
+    static func find(in source: String, path: String = "") -> [SilentCall] {
+        find(in: [SourceFile(path: path, source: source)])
+    }
+
+    init(_ file: SourceFile, at index: String.Index, _ replacement: String) {
+        let (line, column) = file.position(of: index)
+        self.init(path: file.path, line: line, column: column, replacement: replacement)
+    }
+
+    init(path: String, line: Int, column: Int, replacement: String) {
+        self.path = path
+        self.line = line
+        self.column = column
+        self.replacement = replacement
     }
 }

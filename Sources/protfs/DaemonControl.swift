@@ -30,7 +30,7 @@ final class DaemonControl: ControlHandler {
     func status(caller: uid_t?) -> StatusReport {
         StatusReport(state: controller.state, graceSecondsLeft: controller.graceSecondsLeft, pid: getpid(),
                      mountpoint: mountpoint, backing: vault.backingPath, passcodeSet: vault.passcodeSet,
-                     grace: controller.grace.secondsRoundedUp, autolock: controller.autolock.secondsRoundedUp, failedAttempts: vault.failedAttempts,
+                     grace: controller.grace, autolock: controller.autolock, failedAttempts: vault.failedAttempts,
                      retryAfterSeconds: vault.retryAfterSeconds, items: caller.flatMap { items.count(owner: $0) },
                      cipher: vault.contentAEAD.name, passcodeCountedByTPM: vault.passcodeCountedByHardware,
                      tpmLockoutRetryAfterSeconds: vault.hardwareLockoutRetryAfterSeconds)

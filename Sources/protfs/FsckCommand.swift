@@ -57,7 +57,7 @@ enum FsckCommand {
         if repair {
             if let path = try vault.recreateMissingState() {
                 print("repaired: the wrong-passcode record \(path) was missing; made a new one whose counter stands at "
-                      + "\(RateLimiter.firstDelayedFailure - 1) failed attempts (the next wrong passcode starts a delay)")
+                      + "\(WrongPasscodeDelays.firstDelayedFailure - 1) failed attempts (the next wrong passcode starts a delay)")
             }
             return false
         }

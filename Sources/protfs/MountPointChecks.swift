@@ -28,8 +28,10 @@ enum MountPointChecks {
         }
         guard [Errno(ENOTCONN), Errno(ECONNABORTED), Errno(ECANCELED)].contains(Errno.current) else { return }
         if umount2(mountpoint, Int32(MNT_DETACH)) != 0 {
-            let status = runQuietly("/bin/fusermount3", ["-u", "-z", mountpoint])
-            if status != 0 {
+            // fusermount3 gets our standard streams and none of our other descriptors.
+            let unmount = try? ChildProcess.spawn(["/bin/fusermount3", "-u", "-z", mountpoint],
+                                                  standardOutput: FileDescriptor(rawValue: STDOUT_FILENO))
+            if unmount?.wait() != .exited(0) {
                 throw Refusal(description: "\(mountpoint) holds the dead mount of a crashed protfs daemon and it could not be cleared")
             }
         }
@@ -50,15 +52,5 @@ enum MountPointChecks {
         if !nonempty, let names = try? dir.borrowed.entryNames(), !names.isEmpty {
             throw Refusal(description: "mount point \(mountpoint) is not empty; empty it or mount with -o nonempty")
         }
-    }
-
-    static func runQuietly(_ program: String, _ arguments: [String]) -> Int32 {
-        var pid: pid_t = 0
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        guard posix_spawn(&pid, program, nil, nil, argv, environ) == 0 else { return -1 }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && Errno.current == .interrupted {}
-        return status
     }
 }

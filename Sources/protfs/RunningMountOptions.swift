@@ -22,8 +22,8 @@ struct RunningMountOptions {
         guard let options = try? MountOptions(backing: backing, mountpoint: mountpoint, foreground: false,
                                               optionList: list) else { return nil }
         self.options = options
-        grace = .seconds(report.grace)
-        autolock = .seconds(report.autolock)
+        grace = report.grace
+        autolock = report.autolock
     }
 
     /// The options in `given` that a remount cannot change and that differ from these; a

@@ -47,6 +47,7 @@ struct ListedMount: Encodable {
     let ownerName: String?
     let state: String?
     let graceSecondsLeft: Int?
+    /// Whole seconds, as in `status --json`.
     let grace: Int?
     let callerMayLock: Bool?
     let pid: Int32?
@@ -68,7 +69,7 @@ struct ListedMount: Encodable {
         ownerName = owner.flatMap(accountName(of:))
         state = report?.state.rawValue
         graceSecondsLeft = report?.graceSecondsLeft
-        grace = report?.grace
+        grace = report?.grace.secondsRoundedUp
         callerMayLock = report?.callerMayLock
         pid = report?.pid
     }

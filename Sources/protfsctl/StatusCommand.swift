@@ -1,6 +1,7 @@
 import Foundation
 import ProtfsCommandLine
 import ProtfsControlProtocol
+import ProtfsSystem
 
 /// `protfsctl status MOUNTPOINT [--json]`: the lock state and the daemon's settings, as one
 /// JSON object (docs/CONTROL.md's fields) or for people.
@@ -30,8 +31,8 @@ enum StatusCommand {
         rows += [
             ("passcode set", report.passcodeSet ? "yes" : "no"),
             ("cipher", report.cipher ?? "unknown (an older daemon)"),
-            ("grace period", "\(report.grace) s"),
-            ("auto-lock", report.autolock == 0 ? "off" : "after \(report.autolock) s without requests"),
+            ("grace period", "\(report.grace.secondsRoundedUp) s"),
+            ("auto-lock", report.autolock == .zero ? "off" : "after \(report.autolock.secondsRoundedUp) s without requests"),
             ("failed attempts", String(report.failedAttempts)),
         ]
         if let retry = report.retryAfterSeconds { rows.append(("next attempt", "in \(retry) s")) }

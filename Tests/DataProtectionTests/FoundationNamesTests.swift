@@ -20,6 +20,18 @@ import Testing
         }
     }
 
+    /// `FileManager()` was ambiguous (two types named `FileManager`, two `init()`): it is a
+    /// new protecting manager, not the shared one.
+    @Test func anInitialisedFileManagerIsAProtectingOne() throws {
+        let manager = FileManager()
+        #expect(manager !== FileManager.default)
+        let path = Foundation.FileManager.default.temporaryDirectory.appendingPathComponent("pfios-\(UUID())").path
+        #expect(throws: DataProtectionError.notOnProtfs(path: path)) {
+            try manager.createDirectory(atPath: path, withIntermediateDirectories: false,
+                                        attributes: [.protectionKey: FileProtectionType.complete])
+        }
+    }
+
     @Test func protectionTypesCompareSwitchAndHash() {
         let classes: Set<FileProtectionType> = [.complete, .completeUnlessOpen, .complete]
         #expect(classes.count == 2)

@@ -22,10 +22,40 @@ struct WrapperVocabularyTests {
                 == ["crtr", "type", "invi", "nega", "r_Ref", "v_Ref", "u_AuthCtx", "u_NoAuthUI"])
         #expect(errSecDecode == -26275)
         #expect(SecCopyErrorMessageString(errSecDecode, nil) == "Unable to decode the provided data.")
+        // Locksmith's errors and default service.
+        #expect(errSecAllocate == -108)
+        #expect(SecCopyErrorMessageString(errSecAllocate, nil) == "Failed to allocate memory.")
+        #expect(kCFBundleIdentifierKey == "CFBundleIdentifier")
         // Every key has its constant's name for the reasons of errSecParam.
         for key in KeychainQuery.Use.search.keys.union(KeychainQuery.Use.add.keys) {
             #expect(KeyNames.name(of: key).hasPrefix("kSec"), "\(key)")
         }
+    }
+
+    /// SwiftKeychainWrapper's `allKeys()` reads a result cast to `[[AnyHashable: Any]]` with
+    /// the constant itself as the key.
+    @Test func constantsAreTheirStringsAsHashableKeys() {
+        let attributes: [AnyHashable: Any] = ["acct": Data("k".utf8), "svce": "s"]
+        #expect(attributes[kSecAttrAccount] as? Data == Data("k".utf8))
+        #expect(attributes[kSecAttrService] as? String == "s")
+        #expect(AnyHashable(kSecAttrAccount) == AnyHashable("acct"))
+        #expect(Set<AnyHashable>([kSecAttrAccount, "acct"]).count == 1)
+    }
+
+    /// Locksmith's update passes its whole query as the attributes too: what repeats the
+    /// query changes nothing, whatever its key, but the new secret is a change.
+    @Test func attributesThatRepeatTheQueryAreNoChange() {
+        let query: [String: Any] = [kSecClass as String: kSecClassInternetPassword, kSecAttrServer as String: "example.com",
+                                    kSecAttrPort as String: 8080, kSecAttrProtocol as String: kSecAttrProtocolFTP,
+                                    kSecAttrSecurityDomain as String: "domain", kSecAttrAccount as String: "alice",
+                                    kSecValueData as String: Data("new".utf8)]
+        var attributes = query
+        attributes[kSecClass as String] = nil
+        attributes[kSecAttrLabel as String] = "renewed"
+        attributes[kSecAttrPort as String] = 8081
+        let changes = UnchangedAttributes.removed(from: attributes as CFDictionary, sameAs: query as CFDictionary)
+        #expect(Set(changes.allKeys.compactMap { $0 as? String })
+                == [kSecValueData as String, kSecAttrLabel as String, kSecAttrPort as String])
     }
 
     @Test func randomBytesAreRandom() {

@@ -2,6 +2,7 @@ import Foundation
 import ProtfsDomain
 import Testing
 @testable import DataProtection
+@testable import DataProtectionFiles
 
 @Suite struct WritingOptionsTests {
     @Test func eachProtectionBitAsksForItsClass() throws {

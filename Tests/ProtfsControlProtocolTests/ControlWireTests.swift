@@ -48,7 +48,7 @@ import Testing
     static let replies: [ControlReply] = [
         .done,
         .status(StatusReport(state: .locking, graceSecondsLeft: 3, pid: 1, mountpoint: "/m", backing: "/b", passcodeSet: true,
-                             grace: 10, autolock: 60, failedAttempts: 5, retryAfterSeconds: 55)),
+                             grace: .seconds(10), autolock: .seconds(60), failedAttempts: 5, retryAfterSeconds: 55)),
         .backingPath("AbC/dEf"),
         .failure(ControlFailure(.rateLimited, "too many wrong passcodes: retry in 55 s")),
         .watching(.beforeFirstUnlock),
@@ -84,6 +84,22 @@ import Testing
         var source = MemorySource(sink.bytes)
         for reply in Self.replies { #expect(try ControlWire.readReply(from: &source) == reply) }
         #expect(try ControlWire.readReply(from: &source) == nil)
+    }
+
+    /// `grace` and `autolock` are Durations in the programs and whole seconds under their old
+    /// names on the wire (docs/CONTROL.md): a status of an older daemon still reads, and a new
+    /// one still says what older clients and scripts read.
+    @Test func statusDurationsTravelAsWholeSecondsUnderTheirNames() throws {
+        let older = #"{"reply":"status","status":{"state":"unlocked","graceSecondsLeft":null,"pid":7,"mountpoint":"/m","#
+            + #""backing":"/b","passcodeSet":true,"grace":30,"autolock":0,"failedAttempts":0,"retryAfterSeconds":null}}"#
+        var source = MemorySource(ControlWire.frame(Array(older.utf8)))
+        guard case .status(let report)? = try ControlWire.readReply(from: &source) else {
+            Issue.record("an older daemon's status was not read")
+            return
+        }
+        #expect(report.grace == .seconds(30) && report.autolock == .zero && report.cipher == nil)
+        let sent = String(decoding: try ControlWire.encoded(.status(report)).dropFirst(4), as: UTF8.self)
+        #expect(sent.contains(#""grace":30"#) && sent.contains(#""autolock":0"#), "\(sent)")
     }
 
     @Test func aSecretTooLongForTheWireIsAnErrorAndNothingIsSent() {

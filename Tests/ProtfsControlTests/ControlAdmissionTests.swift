@@ -97,13 +97,11 @@ import ProtfsCore
     @Test func oneUserHoldsAtMostItsShareOfConnections() throws {
         let fixture = try ServerFixture()
         // Idle connections hold their threads until the request timeout.
-        var idle: [UnixSocket] = []
-        defer { idle.forEach { $0.close() } }
-        for _ in 0..<ControlAdmission.connectionsPerUser { idle.append(try fixture.rawConnection()) }
+        var idle: [SharedSocket] = []
+        for _ in 0..<ControlAdmission.connectionsPerUser { idle.append(SharedSocket(try fixture.rawConnection())) }
         let deadline = Date().addingTimeInterval(10)
         while fixture.server.connectionCount < ControlAdmission.connectionsPerUser && Date() < deadline { usleep(5_000) }
         let extra = try fixture.rawConnection()
-        defer { extra.close() }
         guard case .failure(let failure)? = try extra.reply() else {
             Issue.record("a connection beyond the share was not refused")
             return
@@ -115,8 +113,7 @@ import ProtfsCore
             let refusal = #expect(throws: ControlFailure.self) { try fixture.client().send(.status) }
             #expect(refusal?.message.contains("already holds") == true, "\(refusal?.message ?? "")")
         }
-        idle.forEach { $0.close() }
-        idle = []
+        idle = []  // closes them
         while fixture.server.connectionCount > 0 && Date() < deadline { usleep(5_000) }
         #expect(try fixture.client().send(.status) == .status(fixture.handler.status()))
     }

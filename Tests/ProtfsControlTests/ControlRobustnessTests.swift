@@ -19,7 +19,6 @@ import Synchronization
     @Test func garbageIsRefused() throws {
         let fixture = try ServerFixture()
         let connection = try fixture.rawConnection()
-        defer { connection.close() }
         try connection.send(Array("GET / HTTP/1.1\r\n\r\n".utf8))
         let message = try #require(failureMessage(try connection.reply()))
         #expect(message.contains("not a protfs control message"))
@@ -37,7 +36,6 @@ import Synchronization
         ]
         for (bytes, expected) in cases {
             let connection = try fixture.rawConnection()
-            defer { connection.close() }
             try connection.send(bytes)
             let message = try #require(failureMessage(try connection.reply()))
             #expect(message.contains(expected), "\(message)")
@@ -60,7 +58,6 @@ import Synchronization
         for (header, expected) in headers {
             let bytes = Array(header.utf8)
             let connection = try fixture.rawConnection()
-            defer { connection.close() }
             try connection.send(ControlWire.magic + ControlWire.frame(bytes))
             let message = try #require(failureMessage(try connection.reply()), "\(header)")
             #expect(message.contains(expected), "\(header): \(message)")
@@ -71,7 +68,6 @@ import Synchronization
     @Test func aHalfSentMessageTimesOut() throws {
         let fixture = try ServerFixture()
         let connection = try fixture.rawConnection()
-        defer { connection.close() }
         let whole = try encodedRequest(.unlock, secrets: [FakeHandler.passcode])
         try connection.send(Array(whole.dropLast(3)))
         let started = Date()
@@ -86,7 +82,7 @@ import Synchronization
         for length in [1, 4, 6, 20] {
             let connection = try fixture.rawConnection()
             try connection.send(Array(try encodedRequest(.status).prefix(length)))
-            connection.close()
+            _ = consume connection  // closes it
         }
         #expect(try fixture.client().send(.status) == .status(fixture.handler.status()))
     }

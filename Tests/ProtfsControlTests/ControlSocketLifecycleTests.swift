@@ -34,7 +34,7 @@ import ProtfsSystem
         let fixture = try ServerFixture(start: false)
         try FileManager.default.createDirectory(atPath: fixture.directory, withIntermediateDirectories: true)
         // A socket bound and closed without unlinking: what a killed daemon leaves.
-        try UnixSocket.listening(at: fixture.server.socketPath, backlog: 1).close()
+        _ = try UnixSocket.listening(at: fixture.server.socketPath, backlog: 1)
         #expect(throws: ControlFailure.self) { try fixture.client().send(.status) }
         try fixture.server.start()
         #expect(try fixture.client().send(.status) == .status(fixture.handler.status()))

@@ -49,8 +49,7 @@ extension UnixSocket {
 
     /// The next reply, waiting at most `timeout`; nil when the server closed the connection.
     func reply(within timeout: Duration = .seconds(10)) throws -> ControlReply? {
-        var source = SocketByteSource(socket: self, deadline: Deadline(after: timeout))
-        return try ControlWire.readReply(from: &source)
+        try reading(until: Deadline(after: timeout)) { source throws(ControlWireError) in try ControlWire.readReply(from: &source) }
     }
 }
 

@@ -40,7 +40,7 @@ final class FakeHandler: ControlHandler {
     func status(caller: uid_t?) -> StatusReport {
         let (state, items) = record.withLock { record in (record.state, caller.map { record.items[$0]?.count ?? 0 }) }
         return StatusReport(state: state, graceSecondsLeft: state == .locking ? 7 : nil, pid: 4242, mountpoint: "/mnt/fake",
-                            backing: "/srv/backing", passcodeSet: true, grace: 10, autolock: 0, failedAttempts: 0,
+                            backing: "/srv/backing", passcodeSet: true, grace: .seconds(10), autolock: .zero, failedAttempts: 0,
                             retryAfterSeconds: nil, items: items)
     }
 

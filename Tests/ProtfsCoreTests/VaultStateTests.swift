@@ -1,5 +1,6 @@
 @testable import ProtfsCore
 import ProtfsDomain
+import ProtfsSystem
 @testable import ProtfsFormat
 import Testing
 import ProtfsTestSupport
@@ -7,12 +8,12 @@ import ProtfsTestSupport
 @Suite struct VaultStateTests {
     @Test func delayTableMatchesTheSpec() {
         let expected = [0, 0, 0, 0, 0, 60, 300, 900, 900, 3600, 3600, 3600]
-        #expect((0..<expected.count).map { RateLimiter.nominalDelay(afterFailures: $0) } == expected)
+        #expect((0..<expected.count).map { WrongPasscodeDelays.nominalDelay(afterFailures: $0) } == expected.map { .seconds($0) })
     }
 
-    /// A moment `seconds` after the start of a test's timeline, on one boot (both clocks agree).
-    func at(_ seconds: Double, boot: String = "boot-a") -> AttemptClock {
-        AttemptClock(wall: 1_000_000 + seconds, sinceBoot: 100 + seconds, bootID: boot)
+    /// A moment `offset` after the start of a test's timeline, on one boot (both clocks agree).
+    func at(_ offset: Duration, boot: String = "boot-a") -> AttemptClock {
+        AttemptClock(wall: .seconds(1_000_000) + offset, sinceBoot: .seconds(100) + offset, bootID: boot)
     }
 
     /// A state beside a new device key path, as `protfs init` leaves it.
@@ -30,26 +31,26 @@ import ProtfsTestSupport
         let vaultID = ObjectID.random()
         var state = try created(in: dir, vaultID: vaultID)
         for i in 1...4 {
-            try state.beginPasscodeAttempt(now: at(Double(i)))
-            #expect(state.retryAfterSeconds(now: at(Double(i))) == nil)
+            try state.beginPasscodeAttempt(now: at(.seconds(i)))
+            #expect(state.retryAfterSeconds(now: at(.seconds(i))) == nil)
         }
-        try state.beginPasscodeAttempt(now: at(10))  // the 5th failure
+        try state.beginPasscodeAttempt(now: at(.seconds(10)))  // the 5th failure
         #expect(state.failedAttempts == 5)
-        let delay = RateLimiter.delay(afterFailures: 5)
+        let delay = WrongPasscodeDelays.delay(afterFailures: 5)
 
         // A fresh load (a restarted daemon) sees the same count and delay.
         var reloaded = try VaultState.load(beside: deviceKey, vaultID: vaultID)
         #expect(reloaded == state)
-        #expect(reloaded.retryAfterSeconds(now: at(11)) == Int((delay - 1).rounded(.up)))
+        #expect(reloaded.retryAfterSeconds(now: at(.seconds(11))) == (delay - .seconds(1)).secondsRoundedUp)
         // During the delay every attempt is refused and not counted.
-        #expect(throws: VaultError.rateLimited(retryAfterSeconds: Int((delay - 1).rounded(.up)))) {
-            try reloaded.beginPasscodeAttempt(now: at(11))
+        #expect(throws: VaultError.rateLimited(retryAfterSeconds: (delay - .seconds(1)).secondsRoundedUp)) {
+            try reloaded.beginPasscodeAttempt(now: at(.seconds(11)))
         }
         #expect(reloaded.failedAttempts == 5)
         #expect(try VaultState.load(beside: deviceKey, vaultID: vaultID).failedAttempts == 5)
         // After it, the next failure (the 6th) starts the next delay.
-        try reloaded.beginPasscodeAttempt(now: at(10 + delay))
-        #expect(reloaded.retryAfterSeconds(now: at(10 + delay)) == Int(RateLimiter.delay(afterFailures: 6).rounded(.up)))
+        try reloaded.beginPasscodeAttempt(now: at(.seconds(10) + delay))
+        #expect(reloaded.retryAfterSeconds(now: at(.seconds(10) + delay)) == WrongPasscodeDelays.delay(afterFailures: 6).secondsRoundedUp)
         try reloaded.recordSuccess()
         #expect(try VaultState.load(beside: deviceKey, vaultID: vaultID).failedAttempts == 0)
     }
@@ -60,17 +61,17 @@ import ProtfsTestSupport
     @Test func aClockSetBackDoesNotStretchTheDelay() throws {
         let dir = TemporaryDirectory()
         var state = try created(in: dir)
-        for _ in 1...5 { try state.beginPasscodeAttempt(now: at(0)) }
-        let delay = Int(RateLimiter.delay(afterFailures: 5).rounded(.up))
-        var setBack = at(30)
-        setBack.wall -= 4000
+        for _ in 1...5 { try state.beginPasscodeAttempt(now: at(.seconds(0))) }
+        let delay = WrongPasscodeDelays.delay(afterFailures: 5).secondsRoundedUp
+        var setBack = at(.seconds(30))
+        setBack.wall -= .seconds(4000)
         #expect(state.retryAfterSeconds(now: setBack) == delay - 30)
-        var setForward = at(30)
-        setForward.wall += 4000
+        var setForward = at(.seconds(30))
+        setForward.wall += .seconds(4000)
         #expect(state.retryAfterSeconds(now: setForward) == delay - 30)
         // After a reboot the boot clock starts again: the wall clock it is, never beyond the delay.
-        #expect(state.retryAfterSeconds(now: AttemptClock(wall: 1_000_000 - 4000, sinceBoot: 5, bootID: "boot-b")) == delay)
-        #expect(state.retryAfterSeconds(now: AttemptClock(wall: 1_000_000 + 20, sinceBoot: 5, bootID: "boot-b")) == delay - 20)
+        #expect(state.retryAfterSeconds(now: AttemptClock(wall: .seconds(1_000_000 - 4000), sinceBoot: .seconds(5), bootID: "boot-b")) == delay)
+        #expect(state.retryAfterSeconds(now: AttemptClock(wall: .seconds(1_000_000 + 20), sinceBoot: .seconds(5), bootID: "boot-b")) == delay - 20)
     }
 
     /// Issue 15: a deleted state file was a fresh record, its counter at zero.
@@ -78,17 +79,17 @@ import ProtfsTestSupport
         let dir = TemporaryDirectory()
         let vaultID = ObjectID.random()
         var state = try created(in: dir, vaultID: vaultID)
-        for i in 1...3 { try state.beginPasscodeAttempt(now: at(Double(i))) }
+        for i in 1...3 { try state.beginPasscodeAttempt(now: at(.seconds(i))) }
         try dir.openDirectory().removeFile("vaults/\(vaultID).state")
         var reloaded = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
         #expect(reloaded.isMissing)
-        #expect(throws: VaultError.stateMissing(path: state.path)) { try reloaded.beginPasscodeAttempt(now: at(10)) }
-        #expect(throws: VaultError.stateMissing(path: state.path)) { try state.beginPasscodeAttempt(now: at(10)) }
+        #expect(throws: VaultError.stateMissing(path: state.path)) { try reloaded.beginPasscodeAttempt(now: at(.seconds(10))) }
+        #expect(throws: VaultError.stateMissing(path: state.path)) { try state.beginPasscodeAttempt(now: at(.seconds(10))) }
         #expect(try reloaded.recreate(generation: 1))
-        #expect(reloaded.failedAttempts == RateLimiter.firstDelayedFailure - 1 && reloaded.generation == 1)
+        #expect(reloaded.failedAttempts == WrongPasscodeDelays.firstDelayedFailure - 1 && reloaded.generation == 1)
         #expect(try !reloaded.recreate(generation: 1), "an existing record is left alone")
-        try reloaded.beginPasscodeAttempt(now: at(20))
-        #expect(reloaded.retryAfterSeconds(now: at(20)) == Int(RateLimiter.delay(afterFailures: 5).rounded(.up)))
+        try reloaded.beginPasscodeAttempt(now: at(.seconds(20)))
+        #expect(reloaded.retryAfterSeconds(now: at(.seconds(20))) == WrongPasscodeDelays.delay(afterFailures: 5).secondsRoundedUp)
     }
 
     /// Issue 15: each process kept its own copy of the counter and wrote it back over the
@@ -100,16 +101,16 @@ import ProtfsTestSupport
         _ = try created(in: dir, vaultID: vaultID)
         var first = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
         var second = try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID)
-        for i in 0 ..< RateLimiter.firstDelayedFailure {
-            if i % 2 == 0 { try first.beginPasscodeAttempt(now: at(Double(i))) } else { try second.beginPasscodeAttempt(now: at(Double(i))) }
+        for i in 0 ..< WrongPasscodeDelays.firstDelayedFailure {
+            if i % 2 == 0 { try first.beginPasscodeAttempt(now: at(.seconds(i))) } else { try second.beginPasscodeAttempt(now: at(.seconds(i))) }
         }
-        #expect(first.failedAttempts == RateLimiter.firstDelayedFailure)
-        #expect(second.refreshed().failedAttempts == RateLimiter.firstDelayedFailure)
+        #expect(first.failedAttempts == WrongPasscodeDelays.firstDelayedFailure)
+        #expect(second.refreshed().failedAttempts == WrongPasscodeDelays.firstDelayedFailure)
         // The fifth failure (at 4 s) started the first delay; 6 s of it have passed.
-        #expect(throws: VaultError.rateLimited(retryAfterSeconds: Int(RateLimiter.delay(afterFailures: 5)) - 6)) {
-            try second.beginPasscodeAttempt(now: at(10))
+        #expect(throws: VaultError.rateLimited(retryAfterSeconds: WrongPasscodeDelays.delay(afterFailures: 5).secondsRoundedUp - 6)) {
+            try second.beginPasscodeAttempt(now: at(.seconds(10)))
         }
-        #expect(second.failedAttempts == RateLimiter.firstDelayedFailure)
+        #expect(second.failedAttempts == WrongPasscodeDelays.firstDelayedFailure)
         try second.recordSuccess()
         #expect(try VaultState.load(beside: DeviceKeyFile(path: dir.child("device.key")), vaultID: vaultID).failedAttempts == 0)
     }

@@ -55,8 +55,8 @@ struct DomainValueTests {
     func wrongPasscodeDelays() {
         let expected = [0, 0, 0, 0, 0, 60, 300, 900, 900, 3600, 3600, 3600]
         for (failures, seconds) in expected.enumerated() {
-            #expect(RateLimiter.nominalDelay(afterFailures: failures) == seconds, "after \(failures)")
+            #expect(WrongPasscodeDelays.nominalDelay(afterFailures: failures) == .seconds(seconds), "after \(failures)")
         }
-        #expect(RateLimiter.nominalDelay(afterFailures: 1000) == 3600)
+        #expect(WrongPasscodeDelays.nominalDelay(afterFailures: 1000) == .seconds(3600))
     }
 }

@@ -10,7 +10,7 @@ struct BoundedHandoffTests {
         let handoff = BoundedHandoff<Int>(capacity: 3)
         DispatchQueue.global().async {
             for value in 0..<10_000 { handoff.put(value) }
-            handoff.close()
+            handoff.finish()
         }
         var received: [Int] = []
         while let value = handoff.take() { received.append(value) }
@@ -34,8 +34,8 @@ struct BoundedHandoffTests {
         #expect(handoff.take() == 3)
     }
 
-    @Test("close wakes a waiting taker and a waiting putter; what was put is still taken, then nil")
-    func closeWakesBothSides() {
+    @Test("finish wakes a waiting taker and a waiting putter; what was put is still taken, then nil")
+    func finishWakesBothSides() {
         let empty = BoundedHandoff<Int>(capacity: 1)
         let taken = Mutex<Int?>(-1)
         let tookNothing = DispatchSemaphore(value: 0)
@@ -45,7 +45,7 @@ struct BoundedHandoffTests {
             tookNothing.signal()
         }
         #expect(tookNothing.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
-        empty.close()
+        empty.finish()
         #expect(tookNothing.wait(timeout: .now() + .seconds(10)) == .success)
         #expect(taken.withLock { $0 } == nil)
 
@@ -58,10 +58,10 @@ struct BoundedHandoffTests {
             putReturned.signal()
         }
         #expect(putReturned.wait(timeout: .now() + .milliseconds(100)) == .timedOut)
-        full.close()
+        full.finish()
         #expect(putReturned.wait(timeout: .now() + .seconds(10)) == .success)
         let dropped = refused.load(ordering: .acquiring)
-        #expect(dropped, "a put into a closed handoff drops its element")
+        #expect(dropped, "a put into a finished handoff drops its element")
         #expect(full.take() == 7)
         #expect(full.take() == nil)
         #expect(!full.put(9))

@@ -53,9 +53,8 @@ public final class SoftwareTPM {
     /// Runs a program to its end, its standard output discarded. `posix_spawn` and `waitpid`:
     /// Foundation's `Process` does not reap a child that daemonizes.
     private static func run(_ arguments: [String]) throws -> ChildProcess.Termination {
-        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
-        defer { close(null) }
-        return try ChildProcess.spawn(arguments, standardOutput: null).wait()
+        let null = try OwnedDescriptor.open(path: "/dev/null", .writeOnly)
+        return try ChildProcess.spawn(arguments, standardOutput: null.borrowed).wait()
     }
 
     /// Two consecutive free TCP ports on the loopback (P for commands, P + 1 for control).

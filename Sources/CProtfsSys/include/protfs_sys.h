@@ -58,8 +58,15 @@ int protfs_limit_malloc_arenas(int count);
 int protfs_spawn_in_new_session(const char *path, char *const argv[], char *const envp[], int passed, int target,
                                 pid_t *pid);
 /// posix_spawnp of `file` (searched in PATH) with `output` as its standard output and every
-/// descriptor above 2 closed; standard input and error are the caller's. 0, or the error number.
-int protfs_spawn_with_output(const char *file, char *const argv[], char *const envp[], int output, pid_t *pid);
+/// descriptor above 2 closed; standard error is the caller's, standard input too unless
+/// `null_input` (then /dev/null). 0, or the error number.
+int protfs_spawn_with_output(const char *file, char *const argv[], char *const envp[], int output, int null_input,
+                             pid_t *pid);
+/// pipe2(ends, O_CLOEXEC) (Swift's Glibc module hides pipe2): both ends close on exec, with no
+/// moment in which a concurrent spawn could inherit them.
+int protfs_pipe_cloexec(int ends[2]);
+/// socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends).
+int protfs_socketpair_cloexec(int ends[2]);
 int protfs_errno(void);
 void protfs_set_errno(int value);
 /// Writes all of `bytes` to `fd`, retrying on EINTR and short writes; used for stderr without

@@ -38,7 +38,7 @@ final class ChunkOpener: Sendable {
         for lane in 0..<Self.lanes {
             do {
                 try lanes.start { [self] in
-                    defer { opened[lane].close() }
+                    defer { opened[lane].finish() }
                     ThreadPinning.undoInherited()
                     open(stride(from: UInt64(lane), to: count, by: Self.lanes), into: opened[lane], prefix: prefix, key: key,
                          count: count, finalChunkByteCount: finalChunkByteCount)
@@ -85,7 +85,7 @@ final class ChunkOpener: Sendable {
     /// Stops reading ahead and waits for the lanes; the buffers of chunks opened and never
     /// taken go back to the pool.
     func stop() {
-        for lane in opened { lane.close() }
+        for lane in opened { lane.finish() }
         guard lanes.joinAll() else { return }
         for lane in opened {
             while let chunk = lane.take() { if case .success(let opened) = chunk { pool.give(opened.buffer) } }

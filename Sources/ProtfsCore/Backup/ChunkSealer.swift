@@ -95,9 +95,9 @@ final class ChunkSealer: Sendable {
         stop()
     }
 
-    /// Closes the lanes and joins their threads.
+    /// Finishes the lanes and joins their threads.
     private func stop() {
-        for lane in queued { lane.close() }
+        for lane in queued { lane.finish() }
         _ = lanes.joinAll()
     }
 

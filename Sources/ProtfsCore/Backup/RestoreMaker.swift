@@ -90,7 +90,7 @@ final class RestoreMaker: Sendable {
 
     /// Waits for the thread, making what is queued unless something failed.
     func stop() {
-        batches.close()
+        batches.finish()
         making.joinAll()
     }
 

@@ -150,9 +150,9 @@ public enum VaultError: CommandError, Sendable, Equatable {
                 + "to make a new one"
         case .wrongPasscode(let failed):
             "wrong passcode (\(failed) failed attempt\(failed == 1 ? "" : "s") in a row" + {
-                let delay = RateLimiter.delay(afterFailures: failed)
-                if delay > 0 { return "; the next attempt is accepted in \(Int(delay.rounded(.up))) s)" }
-                return failed == RateLimiter.firstDelayedFailure - 1 ? "; the next failure starts a delay)" : ")"
+                let delay = WrongPasscodeDelays.delay(afterFailures: failed)
+                if delay > .zero { return "; the next attempt is accepted in \(delay.secondsRoundedUp) s)" }
+                return failed == WrongPasscodeDelays.firstDelayedFailure - 1 ? "; the next failure starts a delay)" : ")"
             }()
         case .rateLimited(let seconds):
             "too many wrong passcodes: retry in \(seconds) s"

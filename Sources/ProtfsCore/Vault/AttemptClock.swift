@@ -5,35 +5,35 @@ import ProtfsSystem
 /// reboot but can be set back, and the boot clock (`CLOCK_BOOTTIME`: counts suspend, and no
 /// one can set it) with the boot it belongs to.
 public struct AttemptClock: Sendable, Equatable {
-    /// UNIX time, with a fraction.
-    public var wall: Double
-    /// Seconds since boot.
-    public var sinceBoot: Double
+    /// UNIX time: since 1970-01-01 00:00 UTC.
+    public var wall: Duration
+    /// Since boot.
+    public var sinceBoot: Duration
     /// `/proc/sys/kernel/random/boot_id`; empty when unknown.
     public var bootID: String
 
-    public init(wall: Double, sinceBoot: Double, bootID: String) {
+    public init(wall: Duration, sinceBoot: Duration, bootID: String) {
         self.wall = wall
         self.sinceBoot = sinceBoot
         self.bootID = bootID
     }
 
     public static func now() -> AttemptClock {
-        AttemptClock(wall: seconds(CLOCK_REALTIME), sinceBoot: seconds(CLOCK_BOOTTIME), bootID: currentBootID)
+        AttemptClock(wall: reading(CLOCK_REALTIME), sinceBoot: reading(CLOCK_BOOTTIME), bootID: currentBootID)
     }
 
-    /// Seconds from `earlier` to this moment, never negative: by the boot clock within one
+    /// The time from `earlier` to this moment, never negative: by the boot clock within one
     /// boot, so a wall clock set back (or forward) changes nothing; by the wall clock across
     /// a reboot, where a clock set back can at worst restart a delay, never lengthen it.
-    public func seconds(since earlier: AttemptClock) -> Double {
-        if !bootID.isEmpty, bootID == earlier.bootID { return max(0, sinceBoot - earlier.sinceBoot) }
-        return max(0, wall - earlier.wall)
+    public func elapsed(since earlier: AttemptClock) -> Duration {
+        if !bootID.isEmpty, bootID == earlier.bootID { return max(.zero, sinceBoot - earlier.sinceBoot) }
+        return max(.zero, wall - earlier.wall)
     }
 
-    private static func seconds(_ clock: clockid_t) -> Double {
+    private static func reading(_ clock: clockid_t) -> Duration {
         var ts = timespec()
         clock_gettime(clock, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        return .seconds(ts.tv_sec) + .nanoseconds(ts.tv_nsec)
     }
 
     private static let currentBootID: String = {

@@ -74,7 +74,7 @@ public struct VaultState: Sendable, Equatable {
         try underLock { (state) throws(VaultError) in
             guard state.isMissing else { return false }
             state.generation = generation
-            state.failedAttempts = RateLimiter.firstDelayedFailure - 1
+            state.failedAttempts = WrongPasscodeDelays.firstDelayedFailure - 1
             state.lastFailure = nil
             try state.save()
             return true
@@ -92,11 +92,11 @@ public struct VaultState: Sendable, Equatable {
 
     /// Seconds until the next passcode attempt is accepted, rounded up; nil when now.
     public func retryAfterSeconds(now: AttemptClock = .now()) -> Int? {
-        let delay = RateLimiter.delay(afterFailures: failedAttempts)
-        guard delay > 0, let lastFailure else { return nil }
-        let elapsed = now.seconds(since: lastFailure)
+        let delay = WrongPasscodeDelays.delay(afterFailures: failedAttempts)
+        guard delay > .zero, let lastFailure else { return nil }
+        let elapsed = now.elapsed(since: lastFailure)
         guard elapsed < delay else { return nil }
-        return max(1, Int((delay - elapsed).rounded(.up)))
+        return max(1, (delay - elapsed).secondsRoundedUp)
     }
 
     /// Called before Argon2id runs: refuses during a delay (the refused attempt does not
@@ -157,13 +157,14 @@ public struct VaultState: Sendable, Equatable {
         } catch {
             throw .system(operation: "read vault state", path: path, errno: error)
         }
-        guard let record = try? JSONDecoder().decode(Record.self, from: Data(bytes)), record.failedAttempts >= 0 else {
+        guard let record = try? JSONDecoder().decode(Record.self, from: Data(bytes)), record.failedAttempts >= 0,
+              let wall = Duration(fractionalSeconds: record.lastFailure),
+              let sinceBoot = Duration(fractionalSeconds: record.lastFailureSinceBoot ?? 0) else {
             throw .stateDamaged(path: path)
         }
         generation = record.generation
         failedAttempts = record.failedAttempts
-        lastFailure = record.lastFailure == 0 ? nil
-            : AttemptClock(wall: record.lastFailure, sinceBoot: record.lastFailureSinceBoot ?? 0, bootID: record.bootID ?? "")
+        lastFailure = record.lastFailure == 0 ? nil : AttemptClock(wall: wall, sinceBoot: sinceBoot, bootID: record.bootID ?? "")
         isMissing = false
     }
 
@@ -172,8 +173,8 @@ public struct VaultState: Sendable, Equatable {
         let split = PathSplit(path)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let record = Record(generation: generation, failedAttempts: failedAttempts, lastFailure: lastFailure?.wall ?? 0,
-                            lastFailureSinceBoot: lastFailure?.sinceBoot, bootID: lastFailure?.bootID)
+        let record = Record(generation: generation, failedAttempts: failedAttempts, lastFailure: lastFailure?.wall.fractionalSeconds ?? 0,
+                            lastFailureSinceBoot: lastFailure?.sinceBoot.fractionalSeconds, bootID: lastFailure?.bootID)
         guard let json = try? encoder.encode(record) else { throw .stateDamaged(path: path) }
         do {
             try OwnedDescriptor.open(path: split.directory, [.readOnly, .directory]).closeAfter { (dir) throws(Errno) in

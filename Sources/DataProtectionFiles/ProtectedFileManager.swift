@@ -94,6 +94,36 @@ open class ProtectedFileManager: Foundation.FileManager, @unchecked Sendable {
         }
     }
 
+    /// Copies as `FileManager` does; on protfs, each file and directory copied keeps its
+    /// source's class, in force before the copy's first byte, as on iOS (Apple's copy creates
+    /// the destination in the source's class), where Foundation's copy would take the class
+    /// of the directory it lands in. Symbolic links and other objects are Foundation's to copy.
+    open override func copyItem(atPath srcPath: String, toPath dstPath: String) throws {
+        var status = stat()
+        guard lstat(srcPath, &status) == 0, status.isRegularFile || status.isDirectory,
+              ProtfsLocation.mountpoint(holding: dstPath) != nil, let protectionClass = try sourceClass(srcPath) else {
+            return try super.copyItem(atPath: srcPath, toPath: dstPath)
+        }
+        guard status.isDirectory else { return try ProtectedCopy.copyFile(srcPath, to: dstPath, protectionClass) }
+        try createClassedDirectory(atPath: dstPath, protectionClass, attributes: [.posixPermissions: Int(status.st_mode & 0o777)])
+        for name in try contentsOfDirectory(atPath: srcPath) {
+            try copyItem(atPath: srcPath + "/" + name, toPath: dstPath + "/" + name)
+        }
+    }
+
+    /// `copyItem(atPath:toPath:)` for file URLs.
+    open override func copyItem(at srcURL: URL, to dstURL: URL) throws {
+        try copyItem(atPath: srcURL.path, toPath: dstURL.path)
+    }
+
+    private func sourceClass(_ path: String) throws -> ProtectionClass? {
+        do {
+            return try ClassAttribute.get(path: path)
+        } catch {
+            throw FileErrors.cocoa(error, path: path, .reading)
+        }
+    }
+
     /// Makes the directory under a hidden name beside `path`, classes it and renames it into
     /// place (never over an existing one); removes it on any failure.
     private func createClassedDirectory(atPath path: String, _ protectionClass: ProtectionClass,

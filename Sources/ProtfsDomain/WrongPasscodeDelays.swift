@@ -1,8 +1,9 @@
 import Glibc
 
 /// docs/CONTROL.md's delays after wrong passcodes: failures 1-4 none; the 5th 60 s; the 6th
-/// 5 min; the 7th and 8th 15 min; the 9th and later 60 min.
-public enum RateLimiter {
+/// 5 min; the 7th and 8th 15 min; the 9th and later 60 min. A schedule, with no state: the
+/// count and the time of the last failure are the vault's (`VaultState`).
+public enum WrongPasscodeDelays {
     public static let firstDelayedFailure = 5
 
     /// The test hook: `PROTFS_TEST_DELAY_SCALE` multiplies every delay by a factor in
@@ -13,20 +14,20 @@ public enum RateLimiter {
     /// and guess offline, so this adds nothing for an attacker.)
     public static let testScaleVariable = "PROTFS_TEST_DELAY_SCALE"
 
-    /// The delay that follows `failures` consecutive wrong passcodes, in seconds, unscaled.
-    public static func nominalDelay(afterFailures failures: Int) -> Int {
+    /// The delay that follows `failures` consecutive wrong passcodes, unscaled.
+    public static func nominalDelay(afterFailures failures: Int) -> Duration {
         switch failures {
-        case ..<firstDelayedFailure: 0
-        case 5: 60
-        case 6: 5 * 60
-        case 7, 8: 15 * 60
-        default: 60 * 60
+        case ..<firstDelayedFailure: .zero
+        case 5: .seconds(60)
+        case 6: .seconds(5 * 60)
+        case 7, 8: .seconds(15 * 60)
+        default: .seconds(60 * 60)
         }
     }
 
     /// The delay in force after `failures`, with the test scale applied.
-    public static func delay(afterFailures failures: Int) -> Double {
-        Double(nominalDelay(afterFailures: failures)) * scale
+    public static func delay(afterFailures failures: Int) -> Duration {
+        nominalDelay(afterFailures: failures) * scale
     }
 
     static let scale: Double = {

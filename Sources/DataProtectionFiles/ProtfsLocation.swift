@@ -1,11 +1,12 @@
 import Foundation
 import ProtfsSystem
 
-/// Where a path lies: on a protfs mount (which enforces classes) or elsewhere.
-enum ProtfsLocation {
+/// Where a path lies: on a protfs mount (which enforces classes) or elsewhere; the keychain
+/// half of the library finds a vault's mount with it too.
+package enum ProtfsLocation {
     /// The mount point of the protfs mount that holds `path` (which need not exist yet: its
     /// parent is resolved then), or nil when a mount of another type holds it.
-    static func mountpoint(holding path: String) -> String? {
+    package static func mountpoint(holding path: String) -> String? {
         let canonical = CanonicalPath.bestEffort(path)
         guard let mount = MountTable.mount(holding: canonical), mount.isProtfs else { return nil }
         return mount.mountpoint
