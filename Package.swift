@@ -5,9 +5,11 @@ import PackageDescription
 // for the GNU names Swift's Glibc module hides; the domain's values (classes, lock states,
 // exit codes); crypto (libsodium, secure memory); system (typed syscalls); the control
 // protocol's client side (no vault); the Swift library for apps (DataProtection); the
-// on-disk format codecs (pure: what the fuzzer links); core (the vault: keybag, policy,
-// filesystem; no FUSE); command-line support; the daemon's log; the FUSE adapter and, in a
-// target of its own, its io_uring transport; the control server; the two executables.
+// on-disk format codecs (pure, the vault's files, keychain item records and backup archives:
+// what the fuzzer links); core (the vault: keys, policy, filesystem, items, backup, fsck, its
+// folders layers that ModuleBoundaryTests holds to docs/ARCHITECTURE.md; no FUSE); command-line
+// support; the daemon's log; the FUSE adapter and, in a target of its own, its io_uring
+// transport; the control server; the two executables.
 let package = Package(
     name: "protfs",
     products: [
@@ -66,7 +68,7 @@ let package = Package(
         .testTarget(name: "ProtfsCoreTests", dependencies: ["ProtfsDomain", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"], resources: [.copy("Vectors")]),
         .testTarget(name: "ProtfsSecretServiceTests", dependencies: ["ProtfsSecretService", "ProtfsBus", "ProtfsBusTestSupport", "CSystemd", "ProtfsCrypto", "ProtfsDomain"]),
         .testTarget(name: "ProtfsControlProtocolTests", dependencies: ["ProtfsDomain", "ProtfsControlProtocol", "ProtfsCrypto", "ProtfsTestSupport"]),
-        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlProtocol", "ProtfsCore", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
+        .testTarget(name: "ProtfsControlTests", dependencies: ["ProtfsDomain", "ProtfsControl", "ProtfsControlProtocol", "ProtfsCore", "ProtfsFormat", "ProtfsCrypto", "ProtfsSystem", "ProtfsTestSupport"]),
         .testTarget(name: "ProtfsFollowTests", dependencies: ["ProtfsFollow", "ProtfsBusTestSupport", "CSystemd"]),
         .testTarget(name: "ProtfsTPMTests", dependencies: ["ProtfsTPM", "ProtfsCrypto", "ProtfsTestSupport"]),
         .target(name: "ProtfsBusTestSupport", dependencies: ["CSystemd"], path: "Tests/ProtfsBusTestSupport"),

@@ -3,8 +3,8 @@ import PackageDescription
 
 // Coverage-guided fuzzing of protfs's decoders with libFuzzer: `scripts/fuzz` builds this
 // package with `-sanitize=fuzzer,address`. The library targets are the main package's own
-// sources (symlinked), so what is fuzzed is what ships: the format codecs and the control
-// protocol, not the vault core; and the content cipher's XChaCha20-Poly1305 through OpenSSL
+// sources (symlinked), so what is fuzzed is what ships: the format codecs (keychain item
+// records and backup archives among them) and the control protocol, not the vault core; and the content cipher's XChaCha20-Poly1305 through OpenSSL
 // against libsodium's, on random inputs.
 let package = Package(
     name: "protfs-fuzz",

@@ -41,8 +41,7 @@ public enum ControlWireError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
-/// Encoding and decoding of whole messages (the format is documented in
-/// ControlProtocol.swift).
+/// Encoding and decoding of whole messages (the format is docs/CONTROL.md's, "Messages").
 public enum ControlWire {
     public static let magic: [UInt8] = [0x50, 0x46, 0x43, 0x01]
 

@@ -2,82 +2,19 @@ import ProtfsCrypto
 import ProtfsDomain
 
 // The control protocol between `protfsctl` and the daemon, over the Unix stream socket of
-// `ControlSocketPath`. One request per connection; every integer is big-endian.
-//
-//   request  := magic header secret* descriptor?
-//   magic    := "PFC" 0x01                       (the protocol version is the last byte)
-//   header   := u32 length (1 ... 65536), then that many bytes of UTF-8 JSON:
-//                 {"request":"status"}
-//                 {"request":"lock","mode":"normal"|"wait"|"now"}
-//                 {"request":"unlock"}                          + 1 secret: the passcode
-//                 {"request":"passwd"}                          + 2 secrets: old, new
-//                 {"request":"unlockWithoutPasscode"}           (a vault without a passcode)
-//                 {"request":"setPasscode"}                     + 1 secret: the new passcode
-//                 {"request":"removePasscode"}                  + 1 secret: the current one
-//                 {"request":"backingPath","components":[[byte, ...], ...]}
-//                 {"request":"watch"}
-//                 {"request":"backup","passcode":true|false}    + the passcode when true, then
-//                                                               the backup passphrase, then
-//                                                               the archive's descriptor
-//                 {"request":"itemAdd","uid":N|null,"item":{ATTRIBUTES}}     + 1 secret: the item's
-//                 {"request":"itemGet","uid":N|null,"service":"...","account":"..."}
-//                 {"request":"itemUpdate","uid":N|null,"service":"...","account":"...",
-//                  "changes":{SOME ATTRIBUTES},"secret":true|false}        + 1 secret when true
-//                 {"request":"itemDelete","uid":N|null,"service":"...","account":"..."}
-//                 {"request":"itemList","uid":N|null,"service":"..."|null}
-//                 {"request":"itemSearch","uid":N|null,QUERY}
-//                 {"request":"itemUpdateMatches","uid":N|null,"match":{QUERY},"changes":{SOME ATTRIBUTES},
-//                  "rename":{"service":"...","account":"..." (either, both or none)},"secret":true|false}
-//                                                               + 1 secret when true
-//                 {"request":"itemDeleteMatches","uid":N|null,"match":{QUERY}}
-//   secret   := u32 length, then its bytes: a passcode or backup passphrase 1 ... 4096, an
-//               item's secret 0 ... 65536
-//   descriptor := one byte 0 carrying the descriptor (SCM_RIGHTS)
-//
-// ATTRIBUTES: "service", "account", "label", "description", "comment" (strings),
-// "generic" (base64), "accessible" (canonical name), and when not empty "attributes" (the
-// lookup attributes: {"NAME":"VALUE", ...}) and "contentType"; an item in a reply also has
-// "created" and "modified" (Unix seconds).
-//
-// QUERY (items with all of these): "service", "account" (a string or null: any) and
-// "attributes" (lookup attributes the item has: {"NAME":"VALUE", ...}); when given, "label",
-// "description", "comment", "generic", "accessible" (equal to the item's), "absent" (names of
-// lookup attributes the item lacks), "limit" (N >= 1: the first N by service then account),
-// "secrets" (true: answer with the secrets, itemSearch only), "shown" (true: "attributes" are
-// matched against the attributes the Secret Service shows: the lookup attributes, or for an
-// item without any, "service" and "username") and "locks" (true: answer whether each item is
-// locked, itemSearch only, not with "secrets").
-//
-// The number of secrets follows from the request; the server reads each one straight into
-// locked memory, so a passcode or an item's secret never passes through JSON, a String or an
-// array. Keys other
-// than the ones shown, nesting deeper than 8, a missing or extra byte, or a message not
-// complete within 5 s are refused with a `failure` reply (or, for a connection that sent
-// nothing, silence) and the connection is closed.
-//
-//   reply    := u32 length (1 ... 65536), then UTF-8 JSON, one of:
-//                 {"reply":"done"}
-//                 {"reply":"status","status":{...StatusReport...}}
-//                 {"reply":"backingPath","path":"..."}
-//                 {"reply":"failure","exitCode":N,"message":"..."}
-//                 {"reply":"watching","state":"..."}      then, for as long as the client
-//                 {"reply":"event","event":"..."}          stays, one frame per event
-//                 {"reply":"item","item":{ATTRIBUTES}}     then 1 secret, as in a request
-//                 {"reply":"items","items":[{ATTRIBUTES}, ...]}   (never a secret; itemList, itemSearch)
-//                 {"reply":"itemsWithSecrets","items":[{ATTRIBUTES}, ...],"secretLengths":[N, ...]}
-//                                       then 1 secret: the items' secrets one after the other,
-//                                       at most 4 MiB (itemSearch with "secrets")
-//                 {"reply":"itemsWithLocks","items":[{ATTRIBUTES}, ...],"locked":[BOOL, ...],"state":"..."}
-//                                       (itemSearch with "locks": whether each item's secret
-//                                       cannot be read now, and the lock state)
-//                 {"reply":"backupProgress","objects":N,"bytes":N}  a backup, now and then
-//                 {"reply":"backedUp","itemsLeftOut":N,"otherUsersItemsLeftOut":N}  a backup, at its end
-//
-// A reply is at most 64 MiB (a list of many items); the client reads it from its own daemon.
-//
-// After a reply the client may send its next request on the same connection (a `watch` or a
-// `backup` ends it); the daemon closes a connection idle for 30 s between requests, without
-// a reply, and at unmount.
+// `ControlSocketPath`: its grammar is docs/CONTROL.md's ("Messages"), and
+// `ControlGrammarDocumentTests` holds that grammar to the names and limits below.
+
+/// The name a request's header gives its kind (`"request"`), one per request the wire knows.
+public enum ControlRequestKind: String, CaseIterable, Codable, Sendable {
+    case status, lock, unlock, passwd, unlockWithoutPasscode, setPasscode, removePasscode, backingPath, watch, backup
+    case itemAdd, itemGet, itemUpdate, itemDelete, itemList, itemSearch, itemUpdateMatches, itemDeleteMatches
+}
+
+/// The name a reply frame gives its kind (`"reply"`).
+public enum ControlReplyKind: String, CaseIterable, Codable, Sendable {
+    case done, status, backingPath, failure, watching, event, item, items, itemsWithSecrets, itemsWithLocks, backupProgress, backedUp
+}
 
 /// A request of `protfsctl`, without its secrets (`ControlRequestMessage` carries both).
 public enum ControlRequest: Sendable, Equatable {

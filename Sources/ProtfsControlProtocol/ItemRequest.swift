@@ -38,16 +38,16 @@ public struct ItemRequest: Sendable, Equatable {
     }
 
     /// The wire name of the request.
-    var kind: String {
+    var kind: ControlRequestKind {
         switch operation {
-        case .add: "itemAdd"
-        case .get: "itemGet"
-        case .update: "itemUpdate"
-        case .delete: "itemDelete"
-        case .list: "itemList"
-        case .search: "itemSearch"
-        case .updateMatches: "itemUpdateMatches"
-        case .deleteMatches: "itemDeleteMatches"
+        case .add: .itemAdd
+        case .get: .itemGet
+        case .update: .itemUpdate
+        case .delete: .itemDelete
+        case .list: .itemList
+        case .search: .itemSearch
+        case .updateMatches: .itemUpdateMatches
+        case .deleteMatches: .itemDeleteMatches
         }
     }
 }

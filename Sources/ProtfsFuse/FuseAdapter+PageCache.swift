@@ -6,7 +6,7 @@ import ProtfsCore
 /// ordinary write requests, served meanwhile by the loop's threads) and drops every page and
 /// the cached attributes.
 extension FuseAdapter: KernelPageCache {
-    public func dropPages(where selected: (BackingNode) -> Bool) {
+    public func dropPages(where selected: (any CachedNode) -> Bool) {
         guard let session else { return }
         for (id, node) in inodes.snapshot() where selected(node) {
             // ENOENT: the kernel no longer knows the inode, so it caches nothing of it.

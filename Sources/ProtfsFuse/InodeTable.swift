@@ -27,7 +27,7 @@ final class InodeTable: Sendable {
 
     private struct State {
         var byID: [fuse_ino_t: Entry] = [:]
-        var byIdentity: [BackingNode.Identity: fuse_ino_t] = [:]
+        var byIdentity: [BackingIdentity: fuse_ino_t] = [:]
         var nextID: fuse_ino_t = InodeTable.rootID + 1
         var clock: UInt64 = 0
         var holders: ShareLedger
@@ -122,7 +122,7 @@ final class InodeTable: Sendable {
     /// Makes the id that names the backing object `identity` name `node` instead (a symlink
     /// that a rename made anew), and lets the former node go; for the same object, takes
     /// `node`'s symlink location (a symlink renamed in place).
-    func replaceNode(of identity: BackingNode.Identity, with node: BackingNode) {
+    func replaceNode(of identity: BackingIdentity, with node: BackingNode) {
         if identity == node.identity {
             let kept = state.withLock { s in s.byIdentity[identity].flatMap { s.byID[$0]?.node } }
             if let kept, kept !== node, let location = node.symlinkLocation { kept.symlinkLocation = location }

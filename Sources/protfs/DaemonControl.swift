@@ -4,6 +4,7 @@ import ProtfsControlProtocol
 import ProtfsCore
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsLog
 import ProtfsSystem
 

@@ -2,6 +2,7 @@ import Glibc
 import CProtfsSys
 import ProtfsCore
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// The archive of a backup, made by the user who asks (its owner and mode 0600 are theirs),

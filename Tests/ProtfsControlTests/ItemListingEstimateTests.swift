@@ -2,6 +2,7 @@ import ProtfsControlProtocol
 import ProtfsCrypto
 @testable import ProtfsCore
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import Testing
 @testable import ProtfsCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import Testing
 import ProtfsTestSupport
 @testable import ProtfsCore

@@ -16,8 +16,8 @@ import ProtfsSystem
         let drops = Mutex<[[ProtectionClass?]]>([])
         let nodes: Mutex<[BackingNode]>
         init(nodes: [BackingNode]) { self.nodes = Mutex(nodes) }
-        func dropPages(where selected: (BackingNode) -> Bool) {
-            let chosen = nodes.withLock { $0.filter(selected).map { $0.cachedHeader?.protectionClass } }
+        func dropPages(where selected: (any CachedNode) -> Bool) {
+            let chosen = nodes.withLock { $0.filter { selected($0) }.map { $0.cachedHeader?.protectionClass } }
             drops.withLock { $0.append(chosen) }
         }
     }
@@ -28,7 +28,7 @@ import ProtfsSystem
         let duringSealing: @Sendable () -> Void
         let called = Atomic<Bool>(false)
         init(duringSealing: @escaping @Sendable () -> Void) { self.duringSealing = duringSealing }
-        func dropPages(where selected: (BackingNode) -> Bool) {
+        func dropPages(where selected: (any CachedNode) -> Bool) {
             if !called.exchange(true, ordering: .relaxed) { duringSealing() }
         }
     }

@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import ProtfsCore
+import ProtfsFormat
 import ProtfsSystem
 
 /// The objects a restore makes land where the archive says, whatever order its paths come

@@ -80,10 +80,10 @@ import ProtfsTestSupport
         #expect(finished)
     }
 
-    static func directory(_ inode: UInt64) -> BackingNode.Identity { BackingNode.Identity(device: 1, inode: inode) }
+    static func directory(_ inode: UInt64) -> BackingIdentity { BackingIdentity(device: 1, inode: inode) }
 
     /// Whether each of the opens of `inodes` in `directory`, in turn, called for a plan.
-    static func opens(_ inodes: [UInt64], in directory: BackingNode.Identity, _ runs: inout Runs) -> [Bool] {
+    static func opens(_ inodes: [UInt64], in directory: BackingIdentity, _ runs: inout Runs) -> [Bool] {
         inodes.map { runs.opened($0, in: directory) }
     }
 

@@ -30,6 +30,27 @@ struct DocumentationTests {
         }
     }
 
+    @Test("each target's row in docs/ARCHITECTURE.md names exactly its dependencies in Package.swift")
+    func dependencyColumnsMatch() throws {
+        let dependencies = try ModuleBoundaryTests.packageDependencies()
+        let targets = Set(try Self.packageTargets())
+        let architecture = try Self.text("docs/ARCHITECTURE.md")
+        let modules = try #require(architecture.firstRange(of: "## Modules"))
+        let table = architecture[modules.upperBound...].split(separator: "\n### ").first ?? ""
+        var compared = 0
+        for row in table.split(separator: "\n") where row.hasPrefix("| `") {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+            let named = (cells.first ?? "").matches(of: /`([^`]+)`/).map { String($0.output.1) }
+            // A row of several targets (the unit tests) speaks of their layers in general.
+            guard named.count == 1, let target = named.first, targets.contains(target), let column = cells.last else { continue }
+            let documented = Set(column.matches(of: /`([^`]+)`/).map { String($0.output.1) })
+            #expect(documented == Set(dependencies[target] ?? []),
+                    "docs/ARCHITECTURE.md gives \(target) the dependencies \(documented.sorted()), Package.swift \((dependencies[target] ?? []).sorted())")
+            compared += 1
+        }
+        #expect(compared > 20, "the parse compared too few rows: \(compared)")
+    }
+
     @Test("every target has a test target named after it, or a line in docs/ARCHITECTURE.md saying why not")
     func everyTargetIsTested() throws {
         let manifest = try Self.text("Package.swift")
@@ -48,19 +69,65 @@ struct DocumentationTests {
         }
     }
 
-    @Test("every Swift file docs/ARCHITECTURE.md names exists")
-    func citedFilesExist() throws {
+    /// What a reader is sent to: the README, docs/ and the manual pages.
+    static func documents() throws -> [String] {
         let root = CommandRunner.packageRoot
-        let sources = try FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("Sources").path)
-        // `Name.swift` or `Folder/Name.swift` below Sources/, or a path from the package root.
-        let cited = /`([\w+\/]+\.swift)`/
-        let names = try Self.text("docs/ARCHITECTURE.md").matches(of: cited).map { String($0.output.1) }
-        #expect(names.count > 10, "the parse found too few file names: \(names)")
-        for name in names {
-            let exists = sources.contains { $0 == name || $0.hasSuffix("/" + name) }
-                || FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path)
-            #expect(exists, "docs/ARCHITECTURE.md names \(name), which does not exist")
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path)
+            .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        let manual = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("man").path)
+            .filter { $0.hasSuffix(".scd") }.map { "man/" + $0 }
+        return ["README.md"] + docs.sorted() + manual.sorted()
+    }
+
+    /// Other projects' files and names that a document discusses (docs/DATAPROTECTION.md: the
+    /// keychain wrappers it runs unchanged, Apple's frameworks): not the package's to hold.
+    static let outsideNames: [String: Set<String>] = [
+        "docs/DATAPROTECTION.md": ["copyfile.c", "Data+Writing.swift", "WeakStorage", "Internal/WeakStorage.swift", "ClearTests.swift",
+                                   "SecureEnclave.swift", "SinglePromptSecureEnclaveValet.swift", "LocalAuthentication",
+                                   "AccessGroupTests.testSet"],
+    ]
+
+    @Test("every file, path, test, member and name that the README, docs/ and man/ cite exists")
+    func citedNamesExist() throws {
+        let root = CommandRunner.packageRoot
+        let files = try Self.repositoryFiles()
+        let declared = try SourceNames(files: files, root: root)
+        let targets = Set(try Self.packageTargets())
+        var checked = 0
+        for document in try Self.documents() {
+            let text = try Self.text(document)
+            let outside = Self.outsideNames[document] ?? []
+            for name in outside {
+                #expect(text.contains("`\(name)`"), "\(document) no longer cites \(name): drop it from outsideNames")
+            }
+            for match in text.matches(of: /`([^`\n]+)`/) {
+                let cited = String(match.output.1)
+                guard !outside.contains(cited) else { continue }
+                if cited.wholeMatch(of: /[\w+.\/-]+\.(?:swift|c|h|sh|py)/) != nil {
+                    // `Name.swift`, `Folder/Name.swift` anywhere, or a path from the package root.
+                    let exists = files.contains { $0 == cited || $0.hasSuffix("/" + cited) }
+                    #expect(exists, "\(document) cites \(cited), which does not exist")
+                } else if cited.wholeMatch(of: /(?:Sources|Tests|scripts|pam|bench|fuzz|man|docs|mount-helpers|secret-service|Examples)\/[\w+.\/-]*/) != nil {
+                    let exists = FileManager.default.fileExists(atPath: root.appendingPathComponent(cited).path)
+                    #expect(exists, "\(document) cites the path \(cited), which does not exist")
+                } else if cited.wholeMatch(of: /[A-Z]\w*Tests/) != nil {
+                    #expect(declared.types.contains(cited) || targets.contains(cited),
+                            "\(document) cites the tests \(cited), which no test declares")
+                } else if let member = cited.wholeMatch(of: /([A-Z]\w+)\.([a-z]\w*)(?:\(.*\))?/),
+                          declared.types.contains(String(member.output.1)) {
+                    #expect(declared.members.contains(String(member.output.2)),
+                            "\(document) cites \(cited), but nothing of that name is declared")
+                } else if cited.wholeMatch(of: /[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+/) != nil {
+                    // A type, a D-Bus member, a C name: renamed in the code, it would linger here.
+                    #expect(declared.words.contains(cited) || targets.contains(cited),
+                            "\(document) cites \(cited), which no source names")
+                } else {
+                    continue
+                }
+                checked += 1
+            }
         }
+        #expect(checked > 100, "the parse found too few citations: \(checked)")
     }
 
     @Test("the README stays a short read")
@@ -82,6 +149,14 @@ struct DocumentationTests {
                 #expect(FileManager.default.fileExists(atPath: target), "\(document) links to \(match.output.1), which does not exist")
             }
         }
+    }
+
+    /// The repository's files, tracked or new (not ignored).
+    static func repositoryFiles() throws -> [String] {
+        let listed = CommandRunner.run("/usr/bin/git", ["-C", CommandRunner.packageRoot.path, "ls-files", "--cached", "--others",
+                                                        "--exclude-standard"])
+        #expect(listed.succeeded, "git ls-files: \(listed.stderr)")
+        return listed.stdout.split(separator: "\n").map(String.init)
     }
 
     /// The repository's files as git tracks them, less the binary test vectors.

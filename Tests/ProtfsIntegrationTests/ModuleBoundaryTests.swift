@@ -93,4 +93,60 @@ struct ModuleBoundaryTests {
                 "ProtfsLog links more than the domain and the C shim")
         #expect(Self.reach(of: "ProtfsFuse", in: dependencies).contains("ProtfsLog"), "the manifest parse missed the adapter's log")
     }
+
+    /// The vault core's layers as docs/ARCHITECTURE.md lists them ("Inside the core"), bottom
+    /// up: each row's folders, and the Swift files the row says they hold.
+    static func coreLayers() throws -> [(folders: [String], files: [String])] {
+        let architecture = try DocumentationTests.text("docs/ARCHITECTURE.md")
+        let start = try #require(architecture.firstRange(of: "## Inside the core"), "docs/ARCHITECTURE.md has no \"Inside the core\"")
+        let section = architecture[start.upperBound...].split(separator: "\n## ").first ?? ""
+        return section.split(separator: "\n").filter { $0.hasPrefix("| ") }.compactMap { row in
+            let cells = row.split(separator: "|")
+            let folders = (cells.first ?? "").matches(of: /`(\w+)\/`/).map { String($0.output.1) }
+            let files = cells.dropFirst().joined().matches(of: /`([\w+]+\.swift)`/).map { String($0.output.1) }
+            return folders.isEmpty ? nil : (folders, files)
+        }
+    }
+
+    static let coreRoot = CommandRunner.packageRoot.appendingPathComponent("Sources/ProtfsCore")
+
+    @Test("the vault core's folders use one another without a cycle")
+    func coreFoldersFormNoCycle() throws {
+        let graph = try CoreFolderGraph(root: Self.coreRoot)
+        #expect(graph.declarations.count > 50 && graph.edges.count > 3,
+                "the parse found too little: \(graph.declarations.count) types, \(graph.edges.count) folders using others")
+        if let cycle = graph.cycle() {
+            let steps = zip(cycle, cycle.dropFirst()).map { from, to in
+                "\(from) -> \(to) (\(graph.edges[from]![to]!.sorted().prefix(3).map(\.description).joined(separator: ", ")))"
+            }
+            Issue.record("the core's folders use one another in a circle: \(steps.joined(separator: "; "))")
+        }
+    }
+
+    @Test("each folder of the vault core uses only the layers below its own in docs/ARCHITECTURE.md")
+    func coreFoldersFollowTheLayers() throws {
+        let layers = try Self.coreLayers()
+        #expect(layers.count > 3, "the parse of docs/ARCHITECTURE.md found too few layers: \(layers)")
+        var rank: [String: Int] = [:]
+        for (index, row) in layers.enumerated() {
+            for folder in row.folders { rank[folder] = index }
+            for file in row.files {
+                let placed = row.folders.contains { FileManager.default.fileExists(atPath: Self.coreRoot.appendingPathComponent("\($0)/\(file)").path) }
+                #expect(placed, "docs/ARCHITECTURE.md places \(file) in \(row.folders.joined(separator: " or ")), which do not hold it")
+            }
+        }
+        let graph = try CoreFolderGraph(root: Self.coreRoot)
+        for folder in rank.keys.sorted() where !graph.folders.contains(folder) {
+            Issue.record("docs/ARCHITECTURE.md lists Sources/ProtfsCore/\(folder)/, which holds no Swift file")
+        }
+        for folder in graph.folders.sorted() {
+            guard let own = rank[folder] else {
+                Issue.record("Sources/ProtfsCore/\(folder == "." ? "" : folder + "/") is in no layer of docs/ARCHITECTURE.md")
+                continue
+            }
+            for (used, uses) in (graph.edges[folder] ?? [:]).sorted(by: { $0.key < $1.key }) where (rank[used] ?? .max) >= own {
+                Issue.record("\(folder) uses \(used), which is not below it: \(uses.sorted().map(\.description).joined(separator: ", "))")
+            }
+        }
+    }
 }

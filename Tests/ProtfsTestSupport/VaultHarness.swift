@@ -22,7 +22,7 @@ public final class VaultHarness {
 
     /// No kernel, so no page to drop: the lock's other steps run as on a mount.
     private struct NoPageCache: KernelPageCache {
-        func dropPages(where selected: (BackingNode) -> Bool) {}
+        func dropPages(where selected: (any CachedNode) -> Bool) {}
     }
 
     /// A new vault whose root has `rootClass`, unlocked or in `beforeFirstUnlock`.

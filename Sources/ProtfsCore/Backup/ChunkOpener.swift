@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 
 /// Reads an archive's chunks and opens them on threads of their own, one lane per thread,

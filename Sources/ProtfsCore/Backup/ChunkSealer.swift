@@ -1,4 +1,5 @@
 import ProtfsCrypto
+import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

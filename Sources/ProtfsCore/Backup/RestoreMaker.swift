@@ -1,3 +1,4 @@
+import ProtfsFormat
 import ProtfsSystem
 import Synchronization
 

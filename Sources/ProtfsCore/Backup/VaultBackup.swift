@@ -20,7 +20,7 @@ public final class VaultBackup {
     /// One piece of a file at a time, for the whole walk (a buffer per file cost a tree's
     /// backup more than its disk reads: a megabyte zeroed for each small file).
     private var piece = [UInt8](repeating: 0, count: pieceByteCount)
-    private var hardLinks: [BackingNode.Identity: String] = [:]
+    private var hardLinks: [BackingIdentity: String] = [:]
     private var entryCount: UInt64 = 0
     /// File bytes read so far (data extents, headers included).
     private var byteCount: UInt64 = 0
@@ -132,8 +132,8 @@ public final class VaultBackup {
         try progress(entryCount, byteCount)
     }
 
-    private func identity(of st: stat) -> BackingNode.Identity {
-        BackingNode.Identity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    private func identity(of st: stat) -> BackingIdentity {
+        BackingIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
     }
 
     /// A file's entry: attributes, xattrs, size, then its data extents (holes skipped, so a

@@ -34,10 +34,10 @@ public enum VaultRestore {
                 var state = try VaultState.load(beside: deviceKeyFile, archiveID: archiveID)
                 try state.beginPasscodeAttempt()
                 return { () throws(BackupError) in
-                    do throws(VaultError) { try state.recordSuccess() } catch { throw .attemptRefused(error) }
+                    do throws(VaultError) { try state.recordSuccess() } catch { throw .attemptRefused(by: error) }
                 }
             } catch {
-                throw .attemptRefused(error)
+                throw .attemptRefused(by: error)
             }
         }
         let (vaultKeys, transport) = try BackupKeybag.decode(try reader.read(BackupKeybag.byteCount),
@@ -211,5 +211,12 @@ public enum VaultRestore {
             }
         }
         try? directory.syncDirectory()
+    }
+}
+
+private extension BackupError {
+    /// The wrong-passcode record's refusal, told of the backup passphrase it counts.
+    static func attemptRefused(by error: VaultError) -> BackupError {
+        .attemptRefused(exitCode: error.exitCode, reason: "\(error)".replacing("passcode", with: "backup passphrase"))
     }
 }

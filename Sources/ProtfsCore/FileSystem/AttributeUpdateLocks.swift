@@ -8,7 +8,7 @@ final class AttributeUpdateLocks: Sendable {
     private static let stripeCount = 64
     private let stripes = (0..<AttributeUpdateLocks.stripeCount).map { _ in ReadWriteLock() }
 
-    func updating<R, E: Error>(_ identity: BackingNode.Identity, _ body: () throws(E) -> R) throws(E) -> R {
+    func updating<R, E: Error>(_ identity: BackingIdentity, _ body: () throws(E) -> R) throws(E) -> R {
         try stripes[identity.stripe(among: Self.stripeCount)].withExclusive(body)
     }
 }

@@ -7,21 +7,10 @@ import Synchronization
 /// anything refers to it: every later call on it is relative to this descriptor, so a
 /// rename or a planted symlink in the backing directory can never redirect it.
 public final class BackingNode: Sendable {
-    /// Identity on the backing filesystem; hard links share it.
-    public struct Identity: Hashable, Sendable {
-        public let device: UInt64
-        public let inode: UInt64
-
-        /// Which of `count` striped locks guards this object.
-        func stripe(among count: Int) -> Int {
-            Int((inode ^ device &* 0x9E37_79B9_7F4A_7C15) % UInt64(count))
-        }
-    }
-
     private let object: OwnedDescriptor
     /// The node's descriptor, for calls on the object; it lives as long as the node.
     public var descriptor: FileDescriptor { object.borrowed }
-    public let identity: Identity
+    public let identity: BackingIdentity
     /// `S_IFMT` bits: the type of an inode never changes.
     public let fileType: mode_t
 
@@ -41,7 +30,7 @@ public final class BackingNode: Sendable {
 
     init(object: consuming OwnedDescriptor, status: stat) {
         self.object = object
-        identity = Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        identity = BackingIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         fileType = status.fileType
     }
 

@@ -15,7 +15,7 @@ import Synchronization
 /// The rest is in extensions: creating and opening (`+Opening`), reading (`+Reading`), the
 /// changes (`+Writing`) and the re-sealing they share (`+Resealing`); the buffers they use
 /// are `ChunkScratch`, the arithmetic on chunk ranges is in `ContentLayout`.
-public final class EncryptedFile: Sendable {
+public final class EncryptedFile: Sendable, FileKeyHolder {
     /// Chunks handled per backing `pread`/`pwrite`: 1 MiB of plaintext, one FUSE request.
     static let chunksPerRun: Int64 = 256
 
@@ -61,6 +61,7 @@ public final class EncryptedFile: Sendable {
         try descriptor.setExtendedAttribute(name, value)
     }
     public var protectionClass: ProtectionClass { header.protectionClass }
+    var keyScheduleCount: Int { cipher.keyScheduleCount }
 
     /// The plaintext size, from the backing size alone.
     public func size() throws(Errno) -> Int64 {

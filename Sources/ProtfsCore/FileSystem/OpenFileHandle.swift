@@ -28,7 +28,9 @@ public final class OpenFileHandle: Sendable {
 
 }
 
-extension BackingNode {
+extension BackingNode: CachedNode {
     /// True while any handle is open on this file.
     public var hasOpenHandles: Bool { content.state.withLock { $0.handles > 0 } }
+
+    public var cachedProtectionClass: ProtectionClass? { cachedHeader?.protectionClass }
 }

@@ -65,13 +65,13 @@ final class SiblingReadahead: Sendable {
             var listing: Listing?
         }
 
-        private(set) var runs: [BackingNode.Identity: Run] = [:]
+        private(set) var runs: [BackingIdentity: Run] = [:]
         private var clock: UInt64 = 0
         private var plansQueued: UInt64 = 0
 
         /// Notes that the file `inode` of `directory` was opened; true when that calls for a
         /// plan, which is then counted as queued.
-        mutating func opened(_ inode: UInt64, in directory: BackingNode.Identity) -> Bool {
+        mutating func opened(_ inode: UInt64, in directory: BackingIdentity) -> Bool {
             clock += 1
             var run = runs[directory] ?? Run(lastUse: clock)
             run.opens += 1
@@ -93,7 +93,7 @@ final class SiblingReadahead: Sendable {
         }
 
         /// The listing of `directory` kept from an earlier plan, if still current.
-        func listing(of directory: BackingNode.Identity, for status: stat) -> Listing? {
+        func listing(of directory: BackingIdentity, for status: stat) -> Listing? {
             runs[directory]?.listing.flatMap { $0.isCurrent(for: status) ? $0 : nil }
         }
 

@@ -198,7 +198,7 @@ extension VaultFileSystem {
     /// `formerIdentity`: `node` (its target sealed to where it now is) is that same backing
     /// object, or, for a symlink of an older format, the format-3 object that replaced it.
     public struct MovedSymlink: Sendable {
-        public let formerIdentity: BackingNode.Identity
+        public let formerIdentity: BackingIdentity
         public let node: BackingNode
     }
 

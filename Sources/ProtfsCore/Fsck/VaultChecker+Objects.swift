@@ -8,7 +8,7 @@ import ProtfsSystem
 /// hint and sealed xattrs of files and directories.
 extension VaultChecker {
     func checkFile(_ name: String, status: stat, in parent: FileDescriptor, location: Location) {
-        let identity = BackingNode.Identity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        let identity = BackingIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         if let verdict = fileVerdicts[identity] {
             if let problem = verdict { moveToLostAndFound(name, in: parent, location: location, problem: problem) }
             return

@@ -28,7 +28,7 @@ public final class VaultChecker {
     var keyring: ClassKeyring { vault.keyring }
     /// Per backing inode (hard links share one): why the file's contents cannot be read, or
     /// nil when they can, so a file with several names is read once.
-    var fileVerdicts: [BackingNode.Identity: Problem?] = [:]
+    var fileVerdicts: [BackingIdentity: Problem?] = [:]
     /// Out-of-line targets some backing symlink refers to, by link id.
     var referencedLinks: Set<ObjectID> = []
     /// Out-of-line targets of temporary symlinks removed (a rename or upgrade cut short): if

@@ -1,4 +1,5 @@
 import ProtfsDomain
+import ProtfsFormat
 
 /// The bounds of the item store (docs/THREAT-MODEL.md): what one owner may keep, what the
 /// owners other than root and the mounting user keep between them, and how large a listing

@@ -1,5 +1,6 @@
 import ProtfsCrypto
 import ProtfsDomain
+import ProtfsFormat
 import ProtfsSystem
 
 /// Searches, updates and deletes by query (`SecItemCopyMatching`, `SecItemUpdate`,

@@ -11,7 +11,15 @@ import Synchronization
 /// `fuse_lowlevel_notify_inval_inode`). Called from the controller's own thread, which holds
 /// no lock a request needs, so the write requests the kernel sends meanwhile are served.
 public protocol KernelPageCache: Sendable {
-    func dropPages(where selected: (BackingNode) -> Bool)
+    func dropPages(where selected: (any CachedNode) -> Bool)
+}
+
+/// What the transition selects a node by (the filesystem's backing nodes are such): the class
+/// of the file as its header was last read (nil for a directory, a symlink, or a file whose
+/// header no request has read), and whether a handle of it is open.
+public protocol CachedNode: AnyObject, Sendable {
+    var cachedProtectionClass: ProtectionClass? { get }
+    var hasOpenHandles: Bool { get }
 }
 
 /// What the lock transition needs from the filesystem: forgetting the per-file keys of the
@@ -218,7 +226,7 @@ public final class LockController: Sendable {
             let contentKeys = self.contentKeys.withLock { $0.holder }
             // Step 2: the kernel writes dirty pages back through ordinary write requests and
             // drops every cached page of `complete` files.
-            cache?.dropPages { $0.cachedHeader?.protectionClass == .complete }
+            cache?.dropPages { $0.cachedProtectionClass == .complete }
             // Step 3: no request in flight; wipe the class keys and the per-file keys.
             gate.withExclusive {
                 wipeKeys(contentKeys)
@@ -227,7 +235,7 @@ public final class LockController: Sendable {
             // Step 4: drop again whatever was read in between, and the pages of closed
             // `completeUnlessOpen` files.
             cache?.dropPages { node in
-                switch node.cachedHeader?.protectionClass {
+                switch node.cachedProtectionClass {
                 case .complete: true
                 case .completeUnlessOpen: !node.hasOpenHandles
                 default: false
@@ -255,7 +263,7 @@ public final class LockController: Sendable {
     }
 
     /// A `completeUnlessOpen` file's last handle closed while locked: its pages go too.
-    public func closedWhileLocked(_ node: BackingNode) {
+    public func closedWhileLocked(_ node: any CachedNode) {
         queue.async { [self] in
             guard state == .locked else { return }
             cache.withLock { $0 }?.dropPages { $0 === node }

@@ -17,12 +17,14 @@ enum DecoderFuzzer {
                                   classBPublicKey: X25519.publicKey(for: X25519.generatePrivateKey()))
     static let objectID = ObjectID.random()
     static let symlinkLocation = SymlinkLocation(vaultID: keyring.vaultID, directoryID: objectID, name: Array("link".utf8))
+    static let archiveID = SecureRandom.bytes(16)
+    static let archiveKey = LockedKey.random()
 
     static func decode(_ bytes: UnsafeRawBufferPointer) {
         guard let selector = bytes.first else { return }
         let input = Array(bytes.dropFirst())
         let text = String(decoding: input, as: UTF8.self)
-        switch selector % 10 {
+        switch selector % 12 {
         case 0: _ = FileHeader.diagnose(input, keyring: keyring)
         case 1: _ = try? Keybag.decode(input, deviceKeys: deviceKeys)
         case 2: _ = try? DirectoryMetadata.decode(input, vaultID: keyring.vaultID, keys: filesystemKeys)
@@ -46,6 +48,25 @@ enum DecoderFuzzer {
             _ = SymlinkTarget.format(of: text)
             _ = try? SymlinkTarget.load(backingTarget: text, at: symlinkLocation, keys: filesystemKeys, root: .currentWorkingDirectory)
         case 8: CipherCrossCheck.run(input)
+        case 9:
+            // A keychain item record: its structure, then its attributes, which the MAC keeps a
+            // fuzzer from reaching through the record, so they are decoded on their own too.
+            _ = try? ItemRecord.open(input, recordName: text, vaultID: keyring.vaultID, keys: filesystemKeys)
+            _ = ItemMetadata(parsing: input, version: 1)
+            _ = ItemMetadata(parsing: input, version: ItemRecord.currentVersion)
+            _ = ReservedFolderEntry.classify(text, in: ReservedNames.items, isRegularFile: true)
+        case 10:
+            // A backup archive: its header, an entry's attributes, and its keybag, each read at
+            // the exact length a restore reads it (the keybag under a random key, which must
+            // refuse it before anything in it is trusted).
+            _ = try? BackupArchiveHeader.decode(input)
+            if input.count >= BackupAttributes.byteCount {
+                _ = try? BackupAttributes(decoding: Array(input.prefix(BackupAttributes.byteCount)))
+            }
+            if input.count >= BackupKeybag.byteCount {
+                _ = try? BackupKeybag.decode(Array(input.prefix(BackupKeybag.byteCount)), archiveID: archiveID,
+                                             contentAEAD: .xchacha20Poly1305, with: archiveKey)
+            }
         default:
             var request = InputBytes(bytes: input)
             _ = try? ControlWire.readRequest(from: &request)

@@ -1,6 +1,5 @@
 import ProtfsCrypto
 import ProtfsDomain
-import ProtfsFormat
 import ProtfsSystem
 
 /// One keychain item as stored: `BACKING/protfs.items/<record name>` (docs/FORMAT.md,
@@ -11,38 +10,38 @@ import ProtfsSystem
 /// account); the key and the secret to the accessibility too. Version 2 added the lookup
 /// attributes and the content type to the sealed attributes; version 1 records are read, and
 /// stay version 1 until a change needs more (their key and secret are bound to the version).
-struct ItemRecord: Sendable, Equatable {
-    static let magic = Array("PROTFSIT".utf8)
-    static let currentVersion: UInt16 = 2
+package struct ItemRecord: Sendable, Equatable {
+    package static let magic = Array("PROTFSIT".utf8)
+    package static let currentVersion: UInt16 = 2
     /// Magic, version, reserved, item id, metadata length.
-    static let fixedByteCount = 32
-    static let wrappedKeyByteCount = LockedKey.byteCount + XChaCha20Poly1305.overhead
+    package static let fixedByteCount = 32
+    package static let wrappedKeyByteCount = LockedKey.byteCount + XChaCha20Poly1305.overhead
     private static let deviceBindingContext = Array("protfs item device binding v1".utf8)
 
     /// Which sealed part associated data is for.
-    enum Part: UInt8 {
+    package enum Part: UInt8 {
         case metadata = 1
         case key = 2
         case secret = 3
     }
 
-    let version: UInt16
-    let itemID: ObjectID
-    let sealedMetadata: [UInt8]
-    let wrappedKey: [UInt8]
-    let sealedSecret: [UInt8]
+    package let version: UInt16
+    package let itemID: ObjectID
+    package let sealedMetadata: [UInt8]
+    package let wrappedKey: [UInt8]
+    package let sealedSecret: [UInt8]
 
-    var secretLength: Int { sealedSecret.count - XChaCha20Poly1305.overhead }
+    package var secretLength: Int { sealedSecret.count - XChaCha20Poly1305.overhead }
     /// The bytes of its attributes (`ItemMetadata`), as the bounds count them.
-    var attributeLength: Int { sealedMetadata.count - XChaCha20Poly1305.overhead }
+    package var attributeLength: Int { sealedMetadata.count - XChaCha20Poly1305.overhead }
 
     /// The largest record a secret of the maximum length and the largest attributes make.
-    static let maximumByteCount = fixedByteCount + ItemMetadata.maximumByteCount + XChaCha20Poly1305.overhead
+    package static let maximumByteCount = fixedByteCount + ItemMetadata.maximumByteCount + XChaCha20Poly1305.overhead
         + wrappedKeyByteCount + ItemLimits.maximumSecretLength + XChaCha20Poly1305.overhead
 
     // MARK: bytes
 
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out = Self.magic
         out.appendLittleEndian(version)
         out.appendLittleEndian(UInt16(0))
@@ -52,7 +51,7 @@ struct ItemRecord: Sendable, Equatable {
     }
 
     /// The structure only (no key): `EIO` for anything malformed.
-    init(parsing bytes: [UInt8]) throws(Errno) {
+    package init(parsing bytes: [UInt8]) throws(Errno) {
         guard bytes.count >= Self.fixedByteCount, Array(bytes[0..<8]) == Self.magic,
               (1...Self.currentVersion).contains(bytes.littleEndian(at: 8, as: UInt16.self)),
               bytes.littleEndian(at: 10, as: UInt16.self) == 0 else { throw .io }
@@ -82,7 +81,7 @@ struct ItemRecord: Sendable, Equatable {
 
     /// Reads the record `name` in `directory` (a regular file, else `EIO`) and authenticates
     /// its structure and attributes, which needs no class key.
-    static func read(_ name: String, in directory: FileDescriptor, vaultID: ObjectID,
+    package static func read(_ name: String, in directory: FileDescriptor, vaultID: ObjectID,
                      keys: FilesystemKeys) throws(Errno) -> (ItemRecord, ItemMetadata) {
         let file = try OwnedDescriptor.openRegularFile(name, in: directory)
         return try open(try file.borrowed.readAll(limit: maximumByteCount), recordName: name, vaultID: vaultID, keys: keys)
@@ -90,7 +89,7 @@ struct ItemRecord: Sendable, Equatable {
 
     /// The record in `bytes`, named `recordName`, with its attributes authenticated; `EIO`
     /// for anything malformed or sealed for another name or vault.
-    static func open(_ bytes: [UInt8], recordName: String, vaultID: ObjectID,
+    package static func open(_ bytes: [UInt8], recordName: String, vaultID: ObjectID,
                      keys: FilesystemKeys) throws(Errno) -> (ItemRecord, ItemMetadata) {
         guard bytes.count <= maximumByteCount else { throw .io }
         let record = try ItemRecord(parsing: bytes)
@@ -101,8 +100,8 @@ struct ItemRecord: Sendable, Equatable {
 
     /// Seals a new record (or a new version of one: a fresh item key and nonces every time).
     /// `EACCES` when the class key of the accessibility is not in memory.
-    static func seal(_ metadata: ItemMetadata, secret: SecureBuffer, itemID: ObjectID, recordName: String,
-                     keyring: ClassKeyring, keys: FilesystemKeys) throws(Errno) -> ItemRecord {
+    package static func seal(_ metadata: ItemMetadata, secret: SecureBuffer, itemID: ObjectID, recordName: String,
+                     keyring: some ClassKeySource, keys: FilesystemKeys) throws(Errno) -> ItemRecord {
         let accessibility = metadata.attributes.accessibility
         let wrapKey = try wrappingKey(for: accessibility, keyring: keyring)
         let itemKey = LockedKey.random()
@@ -124,13 +123,13 @@ struct ItemRecord: Sendable, Equatable {
 
     /// Whether `metadata` can replace this record's attributes alone: the accessibility is
     /// unchanged and the record's version can hold them.
-    func canReplaceMetadata(with metadata: ItemMetadata, accessibility: ItemAccessibility) -> Bool {
+    package func canReplaceMetadata(with metadata: ItemMetadata, accessibility: ItemAccessibility) -> Bool {
         metadata.attributes.accessibility == accessibility && (version >= 2 || metadata.fitsVersion1)
     }
 
     /// The same key and secret with other attributes (see `canReplaceMetadata`): needs no
     /// class key, so labels change in every state.
-    func replacingMetadata(_ metadata: ItemMetadata, recordName: String, vaultID: ObjectID,
+    package func replacingMetadata(_ metadata: ItemMetadata, recordName: String, vaultID: ObjectID,
                            keys: FilesystemKeys) -> ItemRecord {
         let ad = Self.associatedData(version: version, vaultID: vaultID, itemID: itemID, recordName: recordName)
         return ItemRecord(version: version, itemID: itemID,
@@ -141,7 +140,7 @@ struct ItemRecord: Sendable, Equatable {
 
     /// The attributes and owner; `EIO` when they do not authenticate here (tampered, or
     /// copied from another record or vault) or do not hash to `recordName`.
-    func openMetadata(recordName: String, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) -> ItemMetadata {
+    package func openMetadata(recordName: String, vaultID: ObjectID, keys: FilesystemKeys) throws(Errno) -> ItemMetadata {
         let ad = Self.associatedData(version: version, vaultID: vaultID, itemID: itemID, recordName: recordName)
         guard let plaintext = try? XChaCha20Poly1305.open(sealedMetadata, authenticating: ad + [Part.metadata.rawValue],
                                                           with: keys.itemMetadata),
@@ -152,7 +151,7 @@ struct ItemRecord: Sendable, Equatable {
 
     /// The secret, in locked memory: `EACCES` without the class key, `EIO` when it does not
     /// authenticate.
-    func openSecret(accessibility: ItemAccessibility, recordName: String, keyring: ClassKeyring) throws(Errno) -> SecureBuffer {
+    package func openSecret(accessibility: ItemAccessibility, recordName: String, keyring: some ClassKeySource) throws(Errno) -> SecureBuffer {
         let ad = Self.associatedData(version: version, vaultID: keyring.vaultID, itemID: itemID, recordName: recordName)
         let wrapKey = try Self.wrappingKey(for: accessibility, keyring: keyring)
         let itemKey: LockedKey
@@ -176,7 +175,7 @@ struct ItemRecord: Sendable, Equatable {
 
     /// `"PROTFSIT" || version (2) || vault id || item id || record name`; each part appends
     /// its id, the key and the secret the accessibility id too.
-    static func associatedData(version: UInt16, vaultID: ObjectID, itemID: ObjectID, recordName: String) -> [UInt8] {
+    package static func associatedData(version: UInt16, vaultID: ObjectID, itemID: ObjectID, recordName: String) -> [UInt8] {
         var ad = magic
         ad.appendLittleEndian(version)
         return ad + vaultID.bytes + itemID.bytes + Array(recordName.utf8)
@@ -184,7 +183,7 @@ struct ItemRecord: Sendable, Equatable {
 
     /// The class key, or for `...ThisDeviceOnly` a key bound to the device as well:
     /// `BLAKE2b-256(key = pfitmdev, "protfs item device binding v1" || vault id || class key)`.
-    static func wrappingKey(for accessibility: ItemAccessibility, keyring: ClassKeyring) throws(Errno) -> LockedKey {
+    package static func wrappingKey(for accessibility: ItemAccessibility, keyring: some ClassKeySource) throws(Errno) -> LockedKey {
         guard let classKey = keyring.key(for: accessibility.protectionClass) else { throw .permissionDenied }
         guard accessibility.isThisDeviceOnly else { return classKey }
         var hash = BLAKE2b(key: keyring.deviceKeys.itemDevice, outputByteCount: LockedKey.byteCount)

@@ -1,5 +1,4 @@
 import ProtfsCrypto
-import ProtfsFormat
 
 /// Who owns an item and what names it: unique per vault. The record's backing name is a
 /// keyed hash of it, so a lookup needs no scan and the name tells an observer nothing.
@@ -15,10 +14,10 @@ public struct ItemIdentity: Sendable, Hashable {
     }
 
     /// Characters of every record name: base64url of 32 bytes.
-    static let recordNameLength = Base64URL.encodedLength(ofByteCount: 32)
+    package static let recordNameLength = Base64URL.encodedLength(ofByteCount: 32)
 
     /// `base64url(BLAKE2b-256(key = pfitmnam, owner (4) || len (4) || service || len (4) || account))`.
-    func recordName(keys: FilesystemKeys) -> String {
+    package func recordName(keys: FilesystemKeys) -> String {
         var hash = BLAKE2b(key: keys.itemName, outputByteCount: 32)
         hash.update(littleEndian: owner)
         for text in [service, account] {
@@ -30,7 +29,7 @@ public struct ItemIdentity: Sendable, Hashable {
     }
 
     /// Whether a backing name in `protfs.items` can be a record's (not a temporary or foreign file).
-    static func isRecordName(_ name: String) -> Bool {
+    package static func isRecordName(_ name: String) -> Bool {
         name.utf8.count == recordNameLength && Base64URL.decode(name)?.count == 32
     }
 }

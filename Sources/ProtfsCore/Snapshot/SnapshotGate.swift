@@ -28,7 +28,7 @@ public final class SnapshotGate: Sendable {
     }
 
     /// A change of the object `identity`: waits while a backup copies it (or a neighbour).
-    public func changing<R, E: Error>(_ identity: BackingNode.Identity, _ body: () throws(E) -> R) throws(E) -> R {
+    public func changing<R, E: Error>(_ identity: BackingIdentity, _ body: () throws(E) -> R) throws(E) -> R {
         try stripe(of: identity).withShared(body)
     }
 
@@ -38,11 +38,11 @@ public final class SnapshotGate: Sendable {
     }
 
     /// The backup's copy of one object: no change to it until it ends.
-    public func copying<R, E: Error>(_ identity: BackingNode.Identity, _ body: () throws(E) -> R) throws(E) -> R {
+    public func copying<R, E: Error>(_ identity: BackingIdentity, _ body: () throws(E) -> R) throws(E) -> R {
         try stripe(of: identity).withExclusive(body)
     }
 
-    private func stripe(of identity: BackingNode.Identity) -> ReadWriteLock {
+    private func stripe(of identity: BackingIdentity) -> ReadWriteLock {
         stripes[identity.stripe(among: Self.stripeCount)]
     }
 }

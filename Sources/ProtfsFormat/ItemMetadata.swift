@@ -1,5 +1,4 @@
 import ProtfsDomain
-import ProtfsFormat
 
 /// The sealed attributes of an item record, with its owner (docs/FORMAT.md):
 /// `owner (4) || accessibility id (1) || reserved 0 (1) || created (8) || modified (8)`, then
@@ -7,22 +6,22 @@ import ProtfsFormat
 /// Record version 2 appends the content type (`length (2) || bytes`) and the lookup
 /// attributes: `count (2)`, then per pair, in ascending byte order of the names,
 /// `length (2) || name || length (2) || value`.
-struct ItemMetadata: Sendable, Equatable {
-    static let fixedByteCount = 22
-    static let minimumByteCount = fixedByteCount + 6 * 2
-    static let maximumVersion1ByteCount = minimumByteCount + 5 * ItemLimits.maximumTextLength + ItemLimits.maximumGenericLength
-    static let maximumByteCount = maximumVersion1ByteCount + 2 + ItemLimits.maximumContentTypeLength + 2
+package struct ItemMetadata: Sendable, Equatable {
+    package static let fixedByteCount = 22
+    package static let minimumByteCount = fixedByteCount + 6 * 2
+    package static let maximumVersion1ByteCount = minimumByteCount + 5 * ItemLimits.maximumTextLength + ItemLimits.maximumGenericLength
+    package static let maximumByteCount = maximumVersion1ByteCount + 2 + ItemLimits.maximumContentTypeLength + 2
         + ItemLimits.maximumLookupAttributes * (4 + ItemLimits.maximumLookupNameLength + ItemLimits.maximumLookupValueLength)
 
-    let owner: UInt32
-    var attributes: ItemAttributes
+    package let owner: UInt32
+    package var attributes: ItemAttributes
 
-    var identity: ItemIdentity { ItemIdentity(owner: owner, service: attributes.service, account: attributes.account) }
+    package var identity: ItemIdentity { ItemIdentity(owner: owner, service: attributes.service, account: attributes.account) }
 
     /// Version 1 cannot hold a content type or lookup attributes.
-    var fitsVersion1: Bool { attributes.lookupAttributes.isEmpty && attributes.contentType.isEmpty }
+    package var fitsVersion1: Bool { attributes.lookupAttributes.isEmpty && attributes.contentType.isEmpty }
 
-    func bytes(version: UInt16) -> [UInt8] {
+    package func bytes(version: UInt16) -> [UInt8] {
         var out: [UInt8] = []
         out.appendLittleEndian(owner)
         out += [attributes.accessibility.rawValue, 0]
@@ -43,7 +42,7 @@ struct ItemMetadata: Sendable, Equatable {
         return out
     }
 
-    init(owner: UInt32, attributes: ItemAttributes) {
+    package init(owner: UInt32, attributes: ItemAttributes) {
         self.owner = owner
         self.attributes = attributes
     }
@@ -51,7 +50,7 @@ struct ItemMetadata: Sendable, Equatable {
     /// nil unless `bytes` is exactly one well-formed record of `version` (known accessibility,
     /// zero reserved byte, UTF-8 texts within their limits, lookup attributes in ascending order
     /// without repeats, nothing left over).
-    init?(parsing bytes: [UInt8], version: UInt16) {
+    package init?(parsing bytes: [UInt8], version: UInt16) {
         guard bytes.count >= Self.minimumByteCount,
               bytes.count <= (version == 1 ? Self.maximumVersion1ByteCount : Self.maximumByteCount),
               let accessibility = ItemAccessibility(rawValue: bytes[4]), bytes[5] == 0 else { return nil }

@@ -1,5 +1,4 @@
 import ProtfsCrypto
-import ProtfsFormat
 
 /// The fixed start of a backup archive (docs/BACKUP.md): what a passphrase needs to derive
 /// the archive's keys, in the clear, and a check that tells a wrong passphrase from damage.
@@ -8,18 +7,18 @@ import ProtfsFormat
 /// AEAD in byte 10, which a restore keeps, since the archive carries the sealed chunks.
 public struct BackupArchiveHeader: Sendable {
     public static let byteCount = 92
-    static let magic = Array("PROTFSBA".utf8)
-    static let version: UInt16 = 2
-    static let checkContext = Array("protfs backup passphrase check v1".utf8)
+    package static let magic = Array("PROTFSBA".utf8)
+    package static let version: UInt16 = 2
+    package static let checkContext = Array("protfs backup passphrase check v1".utf8)
 
     public let kdf: Argon2idParameters
-    let salt: [UInt8]
+    package let salt: [UInt8]
     /// Random per archive: binds the chunks and the backup keybag to this archive.
-    let archiveID: [UInt8]
+    package let archiveID: [UInt8]
     /// What the archived vault's file contents are sealed with.
-    let contentAEAD: ContentAEAD
+    package let contentAEAD: ContentAEAD
 
-    init(kdf: Argon2idParameters, contentAEAD: ContentAEAD) {
+    package init(kdf: Argon2idParameters, contentAEAD: ContentAEAD) {
         self.kdf = kdf
         salt = SecureRandom.bytes(Argon2id.saltByteCount)
         archiveID = SecureRandom.bytes(16)
@@ -27,7 +26,7 @@ public struct BackupArchiveHeader: Sendable {
     }
 
     /// Bytes 0..<60, which the check and every chunk authenticate.
-    var prefix: [UInt8] {
+    package var prefix: [UInt8] {
         var out = Self.magic
         out.appendLittleEndian(contentAEAD == .xchacha20Poly1305 ? UInt16(1) : Self.version)
         out += [contentAEAD.rawValue, 0]
@@ -36,10 +35,10 @@ public struct BackupArchiveHeader: Sendable {
         return out + salt + archiveID
     }
 
-    func encoded(keys: BackupKeys) -> [UInt8] { prefix + keys.check(prefix) }
+    package func encoded(keys: BackupKeys) -> [UInt8] { prefix + keys.check(prefix) }
 
     /// Parses the header; the check is verified by `keys(passphrase:)`.
-    static func decode(_ bytes: [UInt8]) throws(BackupError) -> (BackupArchiveHeader, check: [UInt8]) {
+    package static func decode(_ bytes: [UInt8]) throws(BackupError) -> (BackupArchiveHeader, check: [UInt8]) {
         guard bytes.count == byteCount, Array(bytes[0..<8]) == magic else { throw .notAnArchive }
         let version: UInt16 = bytes.littleEndian(at: 8)
         guard version <= Self.version else { throw .newerVersion(version) }
@@ -61,7 +60,7 @@ public struct BackupArchiveHeader: Sendable {
     }
 
     /// Argon2id of the passphrase, then one subkey per purpose.
-    func keys(passphrase: SecureBuffer) throws(BackupError) -> BackupKeys {
+    package func keys(passphrase: SecureBuffer) throws(BackupError) -> BackupKeys {
         let stretched: LockedKey
         do { stretched = try Argon2id.deriveKey(passcode: passphrase, salt: salt, parameters: kdf) } catch {
             throw .passphraseHashFailed
@@ -72,11 +71,11 @@ public struct BackupArchiveHeader: Sendable {
 }
 
 /// The keys a backup passphrase gives: the chunk key and the backup keybag's wrapping key.
-struct BackupKeys {
-    let stream: LockedKey
-    let keybag: LockedKey
+package struct BackupKeys {
+    package let stream: LockedKey
+    package let keybag: LockedKey
 
-    func check(_ prefix: [UInt8]) -> [UInt8] {
+    package func check(_ prefix: [UInt8]) -> [UInt8] {
         BLAKE2b.mac(key: stream, outputByteCount: 32, BackupArchiveHeader.checkContext, prefix)
     }
 }

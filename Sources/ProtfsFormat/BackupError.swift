@@ -1,5 +1,4 @@
 import ProtfsDomain
-import ProtfsFormat
 import ProtfsSystem
 
 /// What can go wrong with a backup or a restore; each says what to do and maps to its exit code.
@@ -17,8 +16,9 @@ public enum BackupError: CommandError, Equatable {
     case objectDamaged(path: String)
     /// An object's extended attributes are past what a restore reads (`ExtendedAttributeBounds`).
     case extendedAttributesTooLarge(path: String)
-    /// The wrong-passphrase delays refused the attempt (or their record could not be kept).
-    case attemptRefused(VaultError)
+    /// The wrong-passphrase delays refused the attempt (or their record could not be kept):
+    /// the vault's error told of a backup passphrase, with its exit code.
+    case attemptRefused(exitCode: ExitCode, reason: String)
     /// The client of a backup through the daemon went away: the walk stopped.
     case cancelled
     case system(operation: String, path: String, errno: Errno)
@@ -28,7 +28,7 @@ public enum BackupError: CommandError, Equatable {
         case .wrongPassphrase: .wrongPasscode
         case .damaged, .notAnArchive, .objectDamaged: .damage
         case .archiveExists: .alreadyExists
-        case .attemptRefused(let error): error.exitCode
+        case .attemptRefused(let exitCode, _): exitCode
         default: .failure
         }
     }
@@ -48,7 +48,7 @@ public enum BackupError: CommandError, Equatable {
         case .objectDamaged(let path): "\(path) in the backing directory fails authentication; run 'protfs fsck' first"
         case .extendedAttributesTooLarge(let path):
             "\(path) in the backing directory has more than 16 MiB of extended attributes, more than a restore reads"
-        case .attemptRefused(let error): "\(error)".replacing("passcode", with: "backup passphrase")
+        case .attemptRefused(_, let reason): reason
         case .cancelled: "the backup was cancelled: its client went away"
         case .system(let operation, let path, let errno): "cannot \(operation) \(path): \(errno)"
         }

@@ -1,16 +1,15 @@
 import ProtfsCrypto
-import ProtfsFormat
 
 /// The first record of an archive (docs/BACKUP.md): the vault id, its Argon2id parameters
 /// and class-B public key in the plaintext of the stream, and six keys each sealed under the
 /// passphrase's keybag key: the transport key (which stands for a device key in the headers
 /// of the archive), the filesystem key, and the `none`, `completeUntilFirstUserAuthentication`,
 /// `complete` and `completeUnlessOpen` private keys. No device key and nothing derived from one.
-enum BackupKeybag {
-    static let byteCount = 16 + 8 + 8 + 32 + 6 * (LockedKey.byteCount + XChaCha20Poly1305.overhead)
-    static let context = Array("protfs backup keybag v1".utf8)
+package enum BackupKeybag {
+    package static let byteCount = 16 + 8 + 8 + 32 + 6 * (LockedKey.byteCount + XChaCha20Poly1305.overhead)
+    package static let context = Array("protfs backup keybag v1".utf8)
 
-    static func encode(_ keys: VaultKeys, transport: LockedKey, archiveID: [UInt8], with key: LockedKey) -> [UInt8] {
+    package static func encode(_ keys: VaultKeys, transport: LockedKey, archiveID: [UInt8], with key: LockedKey) -> [UInt8] {
         var out = keys.vaultID.bytes
         out.appendLittleEndian(keys.kdf.opsLimit)
         out.appendLittleEndian(keys.kdf.memLimit)
@@ -23,7 +22,7 @@ enum BackupKeybag {
         return out
     }
 
-    static func decode(_ bytes: [UInt8], archiveID: [UInt8], contentAEAD: ContentAEAD,
+    package static func decode(_ bytes: [UInt8], archiveID: [UInt8], contentAEAD: ContentAEAD,
                        with key: LockedKey) throws(BackupError) -> (VaultKeys, transport: LockedKey) {
         let sealedByteCount = LockedKey.byteCount + XChaCha20Poly1305.overhead
         var secrets: [LockedKey] = []
