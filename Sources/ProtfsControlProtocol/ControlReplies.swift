@@ -86,6 +86,7 @@ extension StatusReport {
         cipher = try container.decodeIfPresent(String.self, forKey: .cipher)
         passcodeCountedByTPM = try container.decodeIfPresent(Bool.self, forKey: .passcodeCountedByTPM)
         tpmLockoutRetryAfterSeconds = try container.decodeIfPresent(Int.self, forKey: .tpmLockoutRetryAfterSeconds)
+        requestsServed = try container.decodeIfPresent(Int.self, forKey: .requestsServed)
     }
 
     /// Every key, with `null` for a value that does not apply now, so that `status --json`

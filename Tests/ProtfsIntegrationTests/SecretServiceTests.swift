@@ -64,7 +64,7 @@ struct SecretServiceTests {
         let vault = try TestVault()
         try vault.mount()
         defer { try? vault.unmount() }
-        let run = Self.onBus(vault, ["/bin/bash", CommandRunner.scriptPath("secret-service-round-trips.sh"), TestVault.protfsctl,
+        let run = Self.onBus(vault, ["/bin/bash", CommandRunner.scriptPath("secret-service/secret-service-round-trips.sh"), TestVault.protfsctl,
                                      TestVault.protfs, vault.mountpoint, vault.backing, vault.deviceKey, vault.passcodeFile])
         #expect(run.succeeded && run.stdout.hasSuffix("ok\n"), "\(run.status): \(run.stdout) \(run.stderr)")
     }
