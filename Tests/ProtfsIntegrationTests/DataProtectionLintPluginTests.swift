@@ -37,7 +37,13 @@ struct DataProtectionLintPluginTests {
         }
         try? FileManager.default.removeItem(atPath: sources + "/main.swift")
         try FileManager.default.copyItem(atPath: templates + "/\(name.lowercased())/main.swift", toPath: sources + "/main.swift")
-        let result = CommandRunner.run("swift", ["build", "--package-path", directory], timeout: 1500)
+        // The Swift driver leaves a directory of its own in TMPDIR for some of its jobs: it goes
+        // into one removed with the build, not into the machine's /tmp.
+        let driverTemporary = directory + "/driver-tmp"
+        try FileManager.default.createDirectory(atPath: driverTemporary, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: driverTemporary) }
+        let result = CommandRunner.run("swift", ["build", "--package-path", directory], environment: ["TMPDIR": driverTemporary],
+                                       timeout: 1500)
         return (directory, result)
     }
 
