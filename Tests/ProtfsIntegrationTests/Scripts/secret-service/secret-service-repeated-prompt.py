@@ -4,17 +4,11 @@ agent is counting-askpass.sh, with PROMPT_SCRATCH set. Needs Debian's python3-db
 import os
 import sys
 import dbus
-import dbus.mainloop.glib
 from gi.repository import GLib
+from unlock_prompt import pending_unlock
 
 SCRATCH = os.environ["PROMPT_SCRATCH"]
-dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-bus = dbus.SessionBus()
-service = dbus.Interface(bus.get_object("org.freedesktop.secrets", "/org/freedesktop/secrets"), "org.freedesktop.Secret.Service")
-unlocked, locked = service.SearchItems({"app": "promptcheck"})
-assert len(unlocked) == 0 and len(locked) == 1, (unlocked, locked)
-done, prompt = service.Unlock(locked)
-assert list(done) == [] and prompt != "/", (done, prompt)
+bus, locked, prompt = pending_unlock({"app": "promptcheck"}, 0)
 outcome = {}
 loop = GLib.MainLoop()
 

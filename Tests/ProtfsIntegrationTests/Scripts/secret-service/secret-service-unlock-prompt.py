@@ -3,16 +3,10 @@ the prompt must complete, dismissed, within the bound given to the provider (the
 timeout catches a prompt that never completes). Needs Debian's python3-dbus and GLib."""
 import sys
 import dbus
-import dbus.mainloop.glib
 from gi.repository import GLib
+from unlock_prompt import pending_unlock
 
-dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
-bus = dbus.SessionBus()
-service = dbus.Interface(bus.get_object("org.freedesktop.secrets", "/org/freedesktop/secrets"), "org.freedesktop.Secret.Service")
-unlocked, locked = service.SearchItems({"app": "lockcheck"})
-assert len(unlocked) == 1 and len(locked) == 1, (unlocked, locked)
-done, prompt = service.Unlock(locked)
-assert list(done) == [] and prompt != "/", (done, prompt)
+bus, _, prompt = pending_unlock({"app": "lockcheck"}, 1)
 outcome = {}
 loop = GLib.MainLoop()
 
