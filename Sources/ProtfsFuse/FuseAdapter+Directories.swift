@@ -47,8 +47,8 @@ extension FuseAdapter {
             var remembered: fuse_ino_t = 0
             var taken: BackingNode?
             if item.backingName != nil, everyEntry || ListingAdvisor.entryCarriesAttributes(type: item.type),
-               inodes.hasRoomForListing(caller.uid), let node = try? fileSystem.node(of: item, in: listing.directory),
-               let attributes = try? fileSystem.attributes(of: node),
+               inodes.hasRoomForListing(caller.uid),
+               let (node, attributes) = try? fileSystem.nodeWithAttributes(of: item, in: listing.directory),
                let kept = try? inodes.rememberKept(node, for: caller.uid) {
                 remembered = kept.id
                 taken = kept.node

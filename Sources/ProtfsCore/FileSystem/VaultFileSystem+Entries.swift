@@ -297,13 +297,14 @@ extension VaultFileSystem {
         public let backingName: String?
     }
 
-    /// The node of a listed entry (for `readdirplus`), opened like a lookup would.
-    public func node(of entry: ListedEntry, in directory: BackingNode) throws(Errno) -> BackingNode {
+    /// The node of a listed entry (for `readdirplus`), opened like a lookup would, with its
+    /// attributes made from the status the open took (one `fstat` per entry, as a lookup).
+    public func nodeWithAttributes(of entry: ListedEntry, in directory: BackingNode) throws(Errno) -> (node: BackingNode, attributes: stat) {
         guard let backingName = entry.backingName else { throw .invalid }
-        let node = try BackingNode.open(backingName, in: directory.descriptor)
+        let (node, status) = try BackingNode.openWithStatus(backingName, in: directory.descriptor)
         if node.isSymlink { node.symlinkLocation = try symlinkLocation(entry.name, in: directory) }
         node.directory = directory
-        return node
+        return (node, try attributes(of: node, status: status))
     }
 
     /// Opens a directory for listing (its entries are read as they are asked for).
