@@ -32,10 +32,31 @@ struct NodeReleaserTests {
         #expect(watches.prefix(4).allSatisfy { $0.alive })
         #expect(!watches.dropFirst(4).contains { $0.alive })
 
+        // The drain runs `gathering` after the first node, once the queue runs again.
         queue.resume()
+        let deadline = MonotonicClock.nanoseconds(after: .seconds(5))
+        while releaser.waiting > 0, MonotonicClock.nanoseconds() < deadline { usleep(1000) }
         queue.sync {}
         #expect(releaser.waiting == 0)
         #expect(!watches.contains { $0.alive })
+    }
+
+    @Test("Nodes forgotten together are let go together, a gathering after the first")
+    func nodesForgottenTogetherGoTogether() throws {
+        let root = try OwnedDescriptor.open(path: "/", [.directory, .path])
+        let releaser = NodeReleaser(capacity: 64)
+        var watches: [Watch] = []
+        let start = MonotonicClock.nanoseconds()
+        for _ in 0 ..< 8 {
+            let node = try BackingNode.open(".", in: root.borrowed)
+            watches.append(Watch(node))
+            releaser.release(node)
+        }
+        let deadline = MonotonicClock.nanoseconds(after: .seconds(5))
+        while watches.contains(where: { $0.alive }), MonotonicClock.nanoseconds() < deadline { usleep(200) }
+        let waited = MonotonicClock.nanoseconds() - start
+        #expect(!watches.contains { $0.alive })
+        #expect(waited >= NodeReleaser.gathering.wholeNanoseconds)
     }
 
     @Test("Beside a small node table the releaser holds an eighth of it, beside a large one 1,024")
