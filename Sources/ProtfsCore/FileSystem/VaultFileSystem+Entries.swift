@@ -23,8 +23,14 @@ extension VaultFileSystem {
     /// `lookup(_:in:)`, with the attributes the mount shows for the entry, made from the
     /// status the open took: a `LOOKUP` costs one `fstat`, not a second one for its reply.
     public func lookupWithAttributes(_ name: [UInt8], in parent: BackingNode) throws(Errno) -> (node: BackingNode, attributes: stat) {
-        let entry = try backingName(name, in: parent)
-        let (node, status) = try BackingNode.openWithStatus(entry.entry, in: parent.descriptor)
+        try openFound(backingName(name, in: parent).entry, named: name, in: parent)
+    }
+
+    /// Opens the entry stored as `stored` and named `name` in `parent`, found by a lookup or
+    /// a listing: where it was found is remembered (a symlink's location, a file's
+    /// directory), and its attributes are made from the status the open took.
+    private func openFound(_ stored: String, named name: [UInt8], in parent: BackingNode) throws(Errno) -> (node: BackingNode, attributes: stat) {
+        let (node, status) = try BackingNode.openWithStatus(stored, in: parent.descriptor)
         if node.isSymlink { node.symlinkLocation = try symlinkLocation(name, in: parent) }
         node.directory = parent
         return (node, try attributes(of: node, status: status))
@@ -297,14 +303,11 @@ extension VaultFileSystem {
         public let backingName: String?
     }
 
-    /// The node of a listed entry (for `readdirplus`), opened like a lookup would, with its
-    /// attributes made from the status the open took (one `fstat` per entry, as a lookup).
+    /// The node of a listed entry (for `readdirplus`) and its attributes, as a lookup finds
+    /// them (one `fstat` per entry).
     public func nodeWithAttributes(of entry: ListedEntry, in directory: BackingNode) throws(Errno) -> (node: BackingNode, attributes: stat) {
         guard let backingName = entry.backingName else { throw .invalid }
-        let (node, status) = try BackingNode.openWithStatus(backingName, in: directory.descriptor)
-        if node.isSymlink { node.symlinkLocation = try symlinkLocation(entry.name, in: directory) }
-        node.directory = directory
-        return (node, try attributes(of: node, status: status))
+        return try openFound(backingName, named: entry.name, in: directory)
     }
 
     /// Opens a directory for listing (its entries are read as they are asked for).
